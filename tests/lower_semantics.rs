@@ -3330,13 +3330,15 @@ fn sweep14_forms_match_nvidia() {
 
 /// `tests/ptx/sweep15.ptx`: the forms session 15 lowered from the ISA
 /// sweep (`prefetch`/`prefetchu`, `isspacep` of global, generic shared,
-/// generic local and arbitrary addresses, `%total_smem_size`).
+/// generic local and arbitrary addresses, guarded, `.param`,
+/// `%total_smem_size`, `fma` of halves with constant operands, bfloat16
+/// `neg`/`abs`).
 #[test]
 fn sweep15_forms_match_nvidia() {
     let n = 128;
     let input = int_edge_records(n);
-    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 32 * n])];
-    matches_nvidia("sweep15", n as u32, args, 1, 32, |t| format!("{:#x?}", &input[4 * t..4 * t + 4]));
+    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 48 * n])];
+    matches_nvidia("sweep15", n as u32, args, 1, 48, |t| format!("{:#x?}", &input[4 * t..4 * t + 4]));
 }
 
 /// `tests/ptx/int_sat.ptx` against the PTX ISA's definitions (NVIDIA's

@@ -295,7 +295,7 @@ impl Tables {
         // FMUL2, FFMA2, CREDUX).
         if kind == Kind::Full && sm != Sm::Sm110 {
             all.extend_from_slice(derived);
-            all.extend_from_slice(crate::tables::sweep15_probed::forms(sm));
+            all.extend(crate::tables::sweep15_probed::forms(sm));
         }
         // Built once per SM family and kept for the life of the process.
         let forms: &'static [Form] = Box::leak(all.into_boxed_slice());

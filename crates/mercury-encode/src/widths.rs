@@ -21,6 +21,8 @@ pub fn implicit_pair_address(sm: Sm, inst: &Inst) -> bool {
         LDG | STG | ATOMG | ATOM | RED | LD | ST if sm == Sm::Sm75 => inst.has_mod("E"),
         ATOMG | ATOM => inst.has_mod("CAS"),
         LD | ST => inst.has_mod("E"),
+        // `CCTL.E.PF1 [R2]`, `QSPC.E.G P1, RZ, [R2]` (tables/sweep15_probed.rs).
+        CCTL | QSPC => inst.has_mod("E"),
         _ => false,
     }
 }

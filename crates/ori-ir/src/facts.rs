@@ -277,6 +277,40 @@ impl Family {
     }
 }
 
+/// The generic window of a kernel's parameters as NVIDIA's
+/// `isspacep.param` tests it (ptxas 13.5 probes; both ends included).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ParamWindow {
+    /// sm_90: the ends are 64-bit words of bank 0 (`c[0x0][0x198]`,
+    /// `c[0x0][0x1a0]`).
+    Bounds {
+        /// The first address.
+        lo: i32,
+        /// The last address.
+        hi: i32,
+    },
+    /// sm_80: offsets from bank 0's 64-bit generic base (`c[0x0][0x40]`):
+    /// the parameter base (`Target::param_base`) and the 32-bit word at
+    /// `end` (`c[0x0][0x12c]`).
+    FromBase {
+        /// Where the base is.
+        base: i32,
+        /// Where the offset of the last address is.
+        end: i32,
+    },
+}
+
+impl Family {
+    /// The parameter window, for the families measured.
+    pub const fn param_window(self) -> Option<ParamWindow> {
+        match self {
+            Family::Ampere => Some(ParamWindow::FromBase { base: 0x40, end: 0x12c }),
+            Family::Hopper => Some(ParamWindow::Bounds { lo: 0x198, hi: 0x1a0 }),
+            _ => None,
+        }
+    }
+}
+
 /// Where the driver puts a launch's values in constant bank 0 (probe
 /// `bank0`: `%ntid.x` is `c[0x0][0x0]` before sm_100, `c[0x0][0x360]`
 /// after; `%dynamic_smem_size` and `%gridid` as NVIDIA's sm_75/80/90 and

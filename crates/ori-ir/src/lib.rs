@@ -32,6 +32,7 @@ pub use facts::{
     CallTarget, ClusterBank, Family, Features, Fp8Mma, HalfConvert, ImmAdd, Isa, LaunchBank, Target, WarpSlots,
 };
 pub use facts::SmemSizeBank;
+pub use facts::ParamWindow;
 pub use function::{
     Block, BlockId, Function, FunctionAttrs, FunctionKind, INCOMING_ARGS, InstId, ParamSlot, Pointee, PointeeSpace,
     Subroutine,

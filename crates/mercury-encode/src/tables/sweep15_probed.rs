@@ -17,14 +17,37 @@
 //!   81..83, the register result at 16..23, the address pair at 24..31,
 //!   the space at 73..74 (G 0, L 1, S 2: `.S` is `0x...0500`, `.L`
 //!   `0x...0300`).
+//! - Not added (the ISA solver's random sm_80 words then decode family
+//!   siblings nvdisasm calls `INVALID`): `tanh`/`ex2.approx` of
+//!   `f16x2`/`bf16x2`, the high lane as
+//!   `MUFU.TANH.F16 R5, R0.H1` (`0x1000000000057308`): bit 60 reads the
+//!   high half. The format differs by family: sm_80 `.F16` is bit 73
+//!   (`MUFU.EX2.F16` `0x...0a00`, `.TANH.F16` `0x...2600`), sm_90 `.F16`
+//!   bit 72 (`0x...0900`, `0x...2500`) and `.BF16` bit 73 (`0x...0a00`,
+//!   `0x...2600`); the destination at 16..23, the source at 32..39 as in
+//!   the learned `MUFU.EX2 R, R`.
+//! - `neg`/`abs` of `bf16`/`bf16x2`: `HFMA2.BF16_V2 R5, -RZ.H0_H0,
+//!   RZ.H0_H0, -R4.H0_H0` (`0x200000ffff057231`, `0x0000000000340904`,
+//!   the same on sm_80 and sm_90): `a` at 24..31 with `-` and `.H0_H0`
+//!   (bit 61 and the halves fields), `b` at 32..39, `c` at 64..71; bit 84
+//!   `-c`, 83 `|c|`, 82 `c.H0_H0` (a pair's `-R0` is `0x...300900`, `|R0|`
+//!   `0x...280900`, `|R4|.H0_H0` `0x...2c0904`).
+//! - `fma.rn.{f16,bf16}` with one constant: `HFMA2 R4, R0.H0_H0,
+//!   R5.H0_H0, -2.3125, -2.3125` (`0xc0a0c0a000047431`,
+//!   `0x0000000000040805`: opcode `0x431`, the pair at 48..63 and 32..47,
+//!   `b` at 64..71) and `HFMA2 R0, R0.H0_H0, -2.3125, -2.3125, R5.H0_H0`
+//!   (`0x...7831`, `c` at 64..71); `.BF16_V2` sets bit 85 (`0x...240805`);
+//!   bit 81 makes `b` `.H1_H1` (`HFMA2.BF16_V2 R4, R0.H0_H0, R0.H1_H1, 2,
+//!   2` is `0x...260800`, NVIDIA's constant in a register's high half).
 //!
-//! nvdisasm prints the address registers of `CCTL.E` and `QSPC.E` without
-//! `.64`; the skeletons here say `.64` because the register is a pair
-//! (liveness and the interpreter read both words). The bits are NVIDIA's.
+//! nvdisasm prints the address pairs of `CCTL.E` and `QSPC.E` without
+//! `.64`, as the skeletons here do; `widths.rs` widens them (liveness and
+//! the interpreter read both words). The bits are NVIDIA's,
+//! with the guard (12..15, `PT` in the words above) left to the encoder.
 
 use crate::form::{
     Atom,
-    AtomKind::{P, R, X},
+    AtomKind::{BF16, F16, P, R, X},
     Field, Form,
 };
 
@@ -48,9 +71,9 @@ const MASK_QSPC: u128 = 0x0000_01ff_fff1_ffff_ffff_ffff_0000_0fff;
 const fn cctl(mnemonic: &'static str, high: u128, offset: bool) -> Form {
     Form {
         mnemonic,
-        operands: if offset { &["[{R}.64+{X}]"] } else { &["[{R}.64]"] },
+        operands: if offset { &["[{R}+{X}]"] } else { &["[{R}]"] },
         atoms: if offset { &[REG24, OFF32] } else { &[REG24] },
-        bits: high << 64 | 0x798f,
+        bits: high << 64 | 0x098f,
         mask: if offset { MASK_OFF32 } else { MASK_REG },
         uniform_guard: false,
     }
@@ -61,7 +84,7 @@ const fn cctll(mnemonic: &'static str, high: u128, offset: bool) -> Form {
         mnemonic,
         operands: if offset { &["[{R}+{X}]"] } else { &["[{R}]"] },
         atoms: if offset { &[REG24, OFF40] } else { &[REG24] },
-        bits: high << 64 | 0x7990,
+        bits: high << 64 | 0x0990,
         mask: if offset { MASK_OFF40 } else { MASK_REG },
         uniform_guard: false,
     }
@@ -70,16 +93,75 @@ const fn cctll(mnemonic: &'static str, high: u128, offset: bool) -> Form {
 const fn qspc(mnemonic: &'static str, high: u128) -> Form {
     Form {
         mnemonic,
-        operands: &["{P}", "{R}", "[{R}.64]"],
+        operands: &["{P}", "{R}", "[{R}]"],
         atoms: &[PRED81, REG16, REG24],
-        bits: high << 64 | 0x73aa,
+        bits: high << 64 | 0x03aa,
         mask: MASK_QSPC,
         uniform_guard: false,
     }
 }
 
-/// The forms, for sm_80 and sm_90 alike.
+const REG32: Atom = Atom { kind: R, fields: &[Field { pos: 32, len: 8, shift: 0 }], signed: false, reuse: None };
+const REG64C: Atom = Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(2) };
+const REG24A: Atom = Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: None };
+
+const fn hfma2_sign(operands: &'static [&'static str], high: u128) -> Form {
+    Form {
+        mnemonic: "HFMA2.BF16_V2",
+        operands,
+        atoms: &[REG16, REG24A, REG32, REG64C],
+        bits: high << 64 | 0x2000_0000_0000_0231,
+        mask: 0x0000_01ff_ffff_ff00_ffff_ff00_0000_0fff,
+        uniform_guard: false,
+    }
+}
+
+const F16_HI: Atom = Atom { kind: F16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None };
+const F16_LO: Atom = Atom { kind: F16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None };
+const BF16_HI: Atom = Atom { kind: BF16, fields: &[Field { pos: 48, len: 16, shift: 0 }], signed: false, reuse: None };
+const BF16_LO: Atom = Atom { kind: BF16, fields: &[Field { pos: 32, len: 16, shift: 0 }], signed: false, reuse: None };
+
+const REG24R: Atom = Atom { kind: R, fields: &[Field { pos: 24, len: 8, shift: 0 }], signed: false, reuse: Some(0) };
+const REG64B: Atom = Atom { kind: R, fields: &[Field { pos: 64, len: 8, shift: 0 }], signed: false, reuse: Some(1) };
+const MASK_HFMA2_IMM: u128 = 0x0000_01ff_ffff_ff00_0000_0000_0000_0fff;
+
+/// `HFMA2[.BF16_V2] d, a.H0_H0, b.H0_H0, imm, imm` (`c_imm`) or `d,
+/// a.H0_H0, imm, imm, c.H0_H0`.
+const fn hfma2_imm(mnemonic: &'static str, bf16: bool, high: u128, c_imm: bool) -> Form {
+    Form {
+        mnemonic,
+        operands: if c_imm && high & 0x2_0000 != 0 {
+            &["{R}", "{R}.H0_H0", "{R}.H1_H1", "{F}", "{F}"]
+        } else if c_imm {
+            &["{R}", "{R}.H0_H0", "{R}.H0_H0", "{F}", "{F}"]
+        } else {
+            &["{R}", "{R}.H0_H0", "{F}", "{F}", "{R}.H0_H0"]
+        },
+        atoms: match (c_imm, bf16) {
+            (true, true) => &[REG16, REG24R, REG64B, BF16_HI, BF16_LO],
+            (true, false) => &[REG16, REG24R, REG64B, F16_HI, F16_LO],
+            (false, true) => &[REG16, REG24R, BF16_HI, BF16_LO, REG64C],
+            (false, false) => &[REG16, REG24R, F16_HI, F16_LO, REG64C],
+        },
+        bits: high << 64 | if c_imm { 0x0431 } else { 0x0831 },
+        mask: MASK_HFMA2_IMM,
+        uniform_guard: false,
+    }
+}
+
+/// The cache-control, state-space and bfloat16 sign forms, for sm_80 and
+/// sm_90 alike.
 pub(crate) static FORMS: &[Form] = &[
+    hfma2_sign(&["{R}", "-{R}.H0_H0", "{R}.H0_H0", "-{R}.H0_H0"], 0x34_0900),
+    hfma2_sign(&["{R}", "-{R}.H0_H0", "{R}.H0_H0", "|{R}|.H0_H0"], 0x2c_0900),
+    hfma2_sign(&["{R}", "-{R}.H0_H0", "{R}.H0_H0", "-{R}"], 0x30_0900),
+    hfma2_sign(&["{R}", "-{R}.H0_H0", "{R}.H0_H0", "|{R}|"], 0x28_0900),
+    hfma2_imm("HFMA2", false, 0x04_0800, true),
+    hfma2_imm("HFMA2", false, 0x04_0800, false),
+    hfma2_imm("HFMA2.BF16_V2", true, 0x24_0800, true),
+    hfma2_imm("HFMA2.BF16_V2", true, 0x24_0800, false),
+    hfma2_imm("HFMA2", false, 0x06_0800, true),
+    hfma2_imm("HFMA2.BF16_V2", true, 0x26_0800, true),
     cctl("CCTL.E.PF1", 0x100, false),
     cctl("CCTL.E.PF1", 0x100, true),
     cctl("CCTL.E.PF2", 0x80_0100, false),
@@ -96,9 +178,9 @@ pub(crate) static FORMS: &[Form] = &[
 ];
 
 /// The forms of `sm`'s family: sm_80's (sm_86, sm_89) and sm_90's.
-pub(crate) fn forms(sm: crate::Sm) -> &'static [Form] {
+pub(crate) fn forms(sm: crate::Sm) -> Vec<Form> {
     match sm.base() {
-        crate::Sm::Sm80 | crate::Sm::Sm90 => FORMS,
-        _ => &[],
+        crate::Sm::Sm80 | crate::Sm::Sm90 => FORMS.to_vec(),
+        _ => Vec::new(),
     }
 }

@@ -52,7 +52,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         if words != ["FTZ"] || bf16 {
             return Err(unsupported(inst));
         }
-        let mut uses = source(cx, inst, 1, scalar, bf16, name == "neg")?;
+        let mut uses = source(cx, inst, 1, scalar, bf16, name == "neg", true)?;
         let [a] = uses.as_mut_slice() else { return Err(unsupported(inst)) };
         a.flags.abs = name == "abs";
         let mut zero = rz().negated();
@@ -79,7 +79,7 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
             let value = lane(bits >> 16 & 0xffff) << 16 | lane(bits & 0xffff);
             return cx.emit(Opcode::MOV, &[], vec![d.into()], vec![Operand::int(i64::from(value))], inst.span);
         }
-        let mut uses = source(cx, inst, 1, scalar, bf16, name == "neg")?;
+        let mut uses = source(cx, inst, 1, scalar, bf16, name == "neg", true)?;
         let [a] = uses.as_mut_slice() else { return Err(unsupported(inst)) };
         a.flags.abs = name == "abs";
         let mut zero = rz().negated();
@@ -87,18 +87,26 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         uses.push(zero);
         return cx.emit(Opcode::HADD2, &[], vec![d.into()], uses, inst.span);
     }
-    // bfloat16: NVIDIA's `HFMA2.BF16_V2 d, -RZ.H0_H0, RZ.H0_H0, -a` (also
-    // canonical NaNs) is a form the encoder lacks; until it has it, the
-    // sign-bit operation, which keeps a NaN's payload.
+    // bfloat16: NVIDIA's `HFMA2.BF16_V2 d, -RZ.H0_H0, RZ.H0_H0, -a` (`|a|`
+    // for `abs`, `.H0_H0` of a scalar; sm_80 and sm_90 alike), -0 * 0 +
+    // -a: a NaN comes out as the FMA makes it, not with its sign flipped.
     if matches!(name, "neg" | "abs") {
-        let a = src(cx, inst, 1, ScalarType::B32)?;
+        let mut a = src(cx, inst, 1, ScalarType::B32)?;
         if a.as_reg().is_none() {
             return Err(unsupported(inst));
         }
-        let sign = if scalar { 0x8000 } else { 0x8000_8000u32 as i64 };
-        let (mask, lut) = if name == "neg" { (sign, 0x3c) } else { (!sign & 0xffff_ffff, 0xc0) };
-        let uses = vec![a, Operand::int(mask), rz(), Operand::int(lut), Operand::reg(Reg::PT).inverted()];
-        return cx.emit(Opcode::LOP3, &["LUT"], vec![d.into()], uses, inst.span);
+        if name == "neg" {
+            a = a.negated();
+        } else {
+            a.flags.abs = true;
+        }
+        if scalar {
+            a.flags.halves = Some(Halves::H0H0);
+        }
+        let (mut minus_zero, mut zero) = (rz().negated(), rz());
+        minus_zero.flags.halves = Some(Halves::H0H0);
+        zero.flags.halves = Some(Halves::H0H0);
+        return cx.emit(Opcode::HFMA2, &["BF16_V2"], vec![d.into()], vec![minus_zero, zero, a], inst.span);
     }
     let (op, sources, sub) = match name {
         "add" => (Opcode::HADD2, 2, false),
@@ -108,10 +116,24 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         "min" | "max" => (Opcode::HMNMX2, 2, false),
         _ => return Err(unsupported(inst)),
     };
-    let mut uses = Vec::new();
+    // SASS takes one immediate pair, never as the first source (NVIDIA's
+    // `HFMA2.BF16_V2 d, a.H0_H0, b.H1_H1, 2, 2` for `fma d, a, 1.0, 2.0`
+    // keeps the last constant): a constant first source of a commuting
+    // operation trades places with a register second one, and the other
+    // constants are read from registers.
+    let mut consts = Vec::with_capacity(sources);
     for i in 1..=sources {
+        consts.push(constant(cx, inst, i)?.is_some());
+    }
+    let mut order: Vec<usize> = (1..=sources).collect();
+    if matches!(name, "add" | "mul" | "fma") && consts[0] && !consts[1] {
+        order.swap(0, 1);
+    }
+    let immediate = (1..sources).rev().find(|&k| consts[order[k] - 1]);
+    let mut uses = Vec::new();
+    for (k, &i) in order.iter().enumerate() {
         let negate = sub && i == 2;
-        uses.extend(source(cx, inst, i, scalar, bf16, negate)?);
+        uses.extend(source(cx, inst, i, scalar, bf16, negate, immediate == Some(k))?);
     }
     // NVIDIA reads a broadcast pair `{x, x}` as one half of it: the only
     // forms of f16 HMUL2/HFMA2 it emits (`HMUL2 d, a.H1_H1, b` on sm_80+,
@@ -147,7 +169,8 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// Source `i` of a half-precision instruction: a register (`.H0_H0` for a
 /// scalar, whose high half is don't-care), or the immediate pair of a
 /// constant (high lane first, each as the binary32 value of the lane, the
-/// encoder's spelling); `negate` flips its sign.
+/// encoder's spelling) where `immediate` allows one; `negate` flips its
+/// sign.
 fn source(
     cx: &mut Lowerer<'_>,
     inst: &Instruction,
@@ -155,8 +178,9 @@ fn source(
     scalar: bool,
     bf16: bool,
     negate: bool,
+    immediate: bool,
 ) -> Lowered<Vec<Operand>> {
-    if let Some(bits) = constant(cx, inst, i)? {
+    if let Some(bits) = constant(cx, inst, i)?.filter(|_| immediate) {
         // An immediate pair, high lane first, each lane as its binary32
         // value (how the encoder spells binary16 and bfloat16 fields).
         let bits = if scalar { bits & 0xffff | bits << 16 } else { bits };
@@ -471,8 +495,8 @@ pub(super) fn set16(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if constant(cx, inst, 1)?.is_some() {
         return Err(unsupported(inst));
     }
-    let mut uses = source(cx, inst, 1, scalar, bf16, false)?;
-    uses.extend(source(cx, inst, 2, scalar, bf16, false)?);
+    let mut uses = source(cx, inst, 1, scalar, bf16, false, true)?;
+    uses.extend(source(cx, inst, 2, scalar, bf16, false, true)?);
     uses.push(Operand::reg(Reg::PT));
     if float || !scalar {
         return cx.emit(Opcode::HSET2, &mods, vec![d.into()], uses, inst.span);

@@ -3,7 +3,7 @@
 //! and sm_90 (probes read with cuobjdump; the encoder's forms are in
 //! mercury-encode's `tables/sweep15_probed.rs`).
 
-use ori_ir::{Address, Opcode, Operand, OperandKind, Reg, RegFile};
+use ori_ir::{Address, Opcode, Operand, OperandKind, ParamWindow, Reg, RegFile};
 use ptx_syntax::ast::{ExprKind, Instruction, StateSpace};
 
 use super::{dst, operand, read_reg, unsupported};
@@ -82,6 +82,7 @@ fn prefetch(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
 /// `c[0x0][0xd0]` on sm_90) whose test is empty in its own code (`a >= w
 /// && !(a >= w)`, `w <= a && w > a`), and its `.const` answer is that
 /// test alone: false for every address, which `PLOP3` writes here.
+/// `.param` tests the parameter window ([`param_window`]).
 fn isspacep(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let mut spaces = inst.modifiers.iter().map(|m| m.name.as_str());
     let (Some(space), None) = (spaces.next(), spaces.next()) else { return Err(unsupported(inst)) };
@@ -90,6 +91,14 @@ fn isspacep(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         let pt = Operand::reg(Reg::PT);
         let uses = vec![pt.clone(), pt.clone(), pt.clone(), Operand::int(0), Operand::int(0)];
         return cx.emit(Opcode::PLOP3, &["LUT"], vec![d.into(), pt], uses, inst.span);
+    }
+    if space == "param" {
+        let ExprKind::Name(a, None) = &operand(inst, 1)?.kind else { return Err(unsupported(inst)) };
+        if cx.regs.ty(a.name.as_str()).is_none_or(|t| t.bits() != 64) {
+            return Err(unsupported(inst));
+        }
+        let a = read_reg(cx, a.name.as_str(), a.span)?;
+        return param_window(cx, inst, a, d);
     }
     let which = match space {
         "global" => "G",
@@ -104,4 +113,62 @@ fn isspacep(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let a = read_reg(cx, a.name.as_str(), a.span)?;
     let addr: Operand = OperandKind::Mem(Address { base: Some(a), ..Address::default() }).into();
     cx.emit(Opcode::QSPC, &["E", which], vec![d.into(), Reg::RZ.into()], vec![addr], inst.span)
+}
+
+/// `isspacep.param p, a`: `lo <= a && a <= hi` over the parameter window
+/// as NVIDIA's code bounds it (`ori_ir::ParamWindow`), in 64-bit unsigned
+/// compares (`ISETP.GE.U32` and `.EX` pairs).
+fn param_window(cx: &mut Lowerer<'_>, inst: &Instruction, a: Reg, d: Reg) -> Lowered {
+    let span = inst.span;
+    let window = cx.target.family.param_window().ok_or_else(|| unsupported(inst))?;
+    let (lo, hi) = match window {
+        ParamWindow::Bounds { lo, hi } => (bank_pair(cx, lo, span)?, bank_pair(cx, hi, span)?),
+        ParamWindow::FromBase { base, end } => {
+            let base = bank_pair(cx, base, span)?;
+            let first = Operand::int(i64::from(cx.target.param_base));
+            let end: Operand = if cx.target.isa.bank_operands {
+                Operand::cbank(0, end)
+            } else {
+                let t = cx.temp(RegFile::R, 1);
+                cx.emit(Opcode::LDC, &[], vec![t.into()], vec![Operand::cbank(0, end)], span)?;
+                t.into()
+            };
+            (add_word(cx, base, first, span)?, add_word(cx, base, end, span)?)
+        }
+    };
+    let above = cx.temp(RegFile::P, 1);
+    at_least(cx, above, a, lo, Operand::reg(Reg::PT), span)?;
+    at_least(cx, d, hi, a, above.into(), span)
+}
+
+/// The 64-bit word of constant bank 0 at `at` in a register pair.
+fn bank_pair(cx: &mut Lowerer<'_>, at: i32, span: ptx_syntax::Span) -> Lowered<Reg> {
+    let t = cx.temp(RegFile::R, 2);
+    if cx.target.isa.bank_operands {
+        cx.copy_pair(t.into(), Operand::cbank(0, at), span)?;
+    } else {
+        cx.emit(Opcode::LDC, &["64"], vec![t.into()], vec![Operand::cbank(0, at)], span)?;
+    }
+    Ok(t)
+}
+
+/// `base + x` with `x` an unsigned 32-bit operand (`IADD3` + `IADD3.X`).
+fn add_word(cx: &mut Lowerer<'_>, base: Reg, x: Operand, span: ptx_syntax::Span) -> Lowered<Reg> {
+    let (t, carry) = (cx.temp(RegFile::R, 2), cx.temp(RegFile::P, 1));
+    let rz = || Operand::reg(Reg::RZ);
+    let uses = vec![base.part(0, 1).into(), x, rz()];
+    cx.emit(Opcode::IADD3, &[], vec![t.part(0, 1).into(), carry.into()], uses, span)?;
+    let uses = vec![base.part(1, 1).into(), rz(), rz(), carry.into(), Operand::reg(Reg::PT).inverted()];
+    cx.emit(Opcode::IADD3, &["X"], vec![t.part(1, 1).into()], uses, span)?;
+    Ok(t)
+}
+
+/// `p = x >= y (64-bit unsigned) && also`.
+fn at_least(cx: &mut Lowerer<'_>, p: Reg, x: Reg, y: Reg, also: Operand, span: ptx_syntax::Span) -> Lowered {
+    let low = cx.temp(RegFile::P, 1);
+    let pt = || Operand::reg(Reg::PT);
+    let uses = vec![x.part(0, 1).into(), y.part(0, 1).into(), pt()];
+    cx.emit(Opcode::ISETP, &["GE", "U32", "AND"], vec![low.into(), pt()], uses, span)?;
+    let uses = vec![x.part(1, 1).into(), y.part(1, 1).into(), also, low.into()];
+    cx.emit(Opcode::ISETP, &["GE", "U32", "AND", "EX"], vec![p.into(), pt()], uses, span)
 }
