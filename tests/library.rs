@@ -19,7 +19,7 @@ fn dumps(options: &Options) -> (Vec<String>, Vec<u8>) {
 fn concurrent_compilations_match_a_single_one() {
     let options = Options { arch: "sm_90".parse().unwrap(), dump_after: DumpAfter::All, ..Options::default() };
     let alone = dumps(&options);
-    assert_eq!(alone.0.len(), 28);
+    assert_eq!(alone.0.len(), 29);
     let results: Vec<(Vec<String>, Vec<u8>)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..4).map(|_| scope.spawn(|| dumps(&options))).collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()

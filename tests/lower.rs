@@ -171,13 +171,13 @@ fn nvdisasm_reads_our_cubins() {
 fn unsupported_ptx_is_an_error_with_its_line() {
     let options = Options { arch: "sm_90".parse().unwrap(), ..Options::default() };
     let text = ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry k(.param .u64 p)\n{\n\
-        \t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\tprefetch.global.L2 [%rd1];\n\tret;\n}\n";
-    let source = Source { name: "prefetch.ptx".into(), text: text.into() };
-    let failure = compile_sources(&[source], &options).expect_err("prefetch is not covered yet");
+        \t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\tdiscard.global.L2 [%rd1], 128;\n\tret;\n}\n";
+    let source = Source { name: "discard.ptx".into(), text: text.into() };
+    let failure = compile_sources(&[source], &options).expect_err("discard is not covered yet");
     let first = &failure.report.diagnostics[0];
     let location = first.location.as_ref().expect("a location");
-    assert_eq!((location.file.as_str(), location.line), ("prefetch.ptx", 9));
-    assert_eq!(first.message, "lowering of 'prefetch.global.L2' is not supported yet");
+    assert_eq!((location.file.as_str(), location.line), ("discard.ptx", 9));
+    assert_eq!(first.message, "lowering of 'discard.global.L2' is not supported yet");
 }
 
 /// intdiv's `nchw_decompose` (32-bit division by runtime values) cut out of

@@ -110,9 +110,9 @@ fn integer_and_float_families() {
 
 #[test]
 fn unsupported_instructions_are_errors_with_their_line() {
-    let body = "\t.reg .b64 %rd<3>;\n\tprefetch.global.L2 [%rd1];\n\tret;";
+    let body = "\t.reg .b64 %rd<3>;\n\tdiscard.global.L2 [%rd1], 128;\n\tret;";
     let errors = lower("", body, 90).unwrap_err();
-    assert_eq!(errors, ["line 7:2: lowering of 'prefetch.global.L2' is not supported yet"]);
+    assert_eq!(errors, ["line 7:2: lowering of 'discard.global.L2' is not supported yet"]);
 }
 
 #[test]
