@@ -45,26 +45,19 @@ impl Occupancy {
 
     /// Marks registers `first..first + width` taken over `ranges`.
     pub(crate) fn take(&mut self, ranges: &[Range], first: u32, width: u8) {
-        let mut unit_mask = vec![0u64; self.words];
-        for reg in first..first + u32::from(width) {
-            unit_mask[reg as usize / 64] |= 1 << (reg % 64);
-        }
-        for r in ranges {
-            let span = &mut self.bits[r.start as usize * self.words..(r.end as usize + 1) * self.words];
-            for point in span.chunks_exact_mut(self.words) {
-                for (w, m) in point.iter_mut().zip(&unit_mask) {
-                    *w |= m;
-                }
-            }
-        }
+        self.update(ranges, first, width, |w, m| *w |= m);
     }
-}
 
-impl Occupancy {
     /// Marks registers `first..first + width` free over `ranges` again
     /// (undoes [`Occupancy::take`] of a value moved elsewhere; no two
     /// values share a register at a point, so nothing else is cleared).
     pub(crate) fn release(&mut self, ranges: &[Range], first: u32, width: u8) {
+        self.update(ranges, first, width, |w, m| *w &= !m);
+    }
+
+    /// Applies `op` to every point's words of `ranges` with the mask of
+    /// registers `first..first + width`.
+    fn update(&mut self, ranges: &[Range], first: u32, width: u8, op: impl Fn(&mut u64, u64)) {
         let mut unit_mask = vec![0u64; self.words];
         for reg in first..first + u32::from(width) {
             unit_mask[reg as usize / 64] |= 1 << (reg % 64);
@@ -72,8 +65,8 @@ impl Occupancy {
         for r in ranges {
             let span = &mut self.bits[r.start as usize * self.words..(r.end as usize + 1) * self.words];
             for point in span.chunks_exact_mut(self.words) {
-                for (w, m) in point.iter_mut().zip(&unit_mask) {
-                    *w &= !m;
+                for (w, &m) in point.iter_mut().zip(&unit_mask) {
+                    op(w, m);
                 }
             }
         }
