@@ -230,7 +230,18 @@ fn sinkable<'a>(inst: &Instruction, e: &'a Expr) -> Lowered<Option<&'a ptx_synta
 /// `match.any.sync.b32 d, a, membermask`: `d = MATCH.ANY a`;
 /// `match.all.sync.b32 d[|p], a, membermask`: `p, d = MATCH.ALL a` with
 /// `PT` for an absent or unread `p` and `RZ` for an unread `d` (NVIDIA's
-/// `MATCH.ALL P3, RZ, R9`). Full member mask only.
+/// `MATCH.ALL P3, RZ, R9`).
+///
+/// Another member mask (constant or register) synchronises its threads
+/// with `WARPSYNC mask` instead of reconverging the whole warp (the other
+/// threads may be on another path: NVIDIA's code has the same `WARPSYNC`
+/// before a partial-mask `REDUX`). Threads outside the mask may then run
+/// the same `MATCH` together with it (a register mask can differ between
+/// threads), so the result keeps the mask's threads only: `d = MATCH.ANY a
+/// & mask`, and `match.all` is `p = (MATCH.ANY a & mask) == mask`, `d = p ?
+/// mask : 0`. NVIDIA instead branches on `BRA.DIV` to a
+/// `WARPSYNC.COLLECTIVE` slow path; ours is shorter and gives the same
+/// values.
 pub(super) fn match_sync(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     let words: Vec<&str> = inst.modifiers.iter().map(|m| m.name.as_str()).collect();
     let (all, wide) = match words.as_slice() {
@@ -240,9 +251,11 @@ pub(super) fn match_sync(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
         ["all", "sync", "b64"] => (true, true),
         _ => return Err(unsupported(inst)),
     };
-    if constant(cx, inst, 2)? != Some(-1) {
-        return Err(unsupported(inst));
-    }
+    let mask = match constant(cx, inst, 2)? {
+        Some(-1) => None,
+        Some(m) => Some(Operand::int(i64::from(m as u32))),
+        None => Some(src(cx, inst, 2, ScalarType::B32)?),
+    };
     let (d, p) = match &operand(inst, 0)?.kind {
         ExprKind::Name(d, None) => (d, None),
         ExprKind::Binary(BinaryOp::Or, d, p) if all => match (&d.kind, &p.kind) {
@@ -267,16 +280,65 @@ pub(super) fn match_sync(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered {
     if a.as_reg().is_none_or(|r| r.width != if wide { 2 } else { 1 }) {
         return Err(unsupported(inst));
     }
-    cx.reconverge(inst.span)?;
     let mut mods = vec![if all { "ALL" } else { "ANY" }];
     if wide {
         mods.push("U64");
     }
+    if let Some(mask) = mask {
+        return match_masked(cx, inst, &mods, mask, a, d, p);
+    }
+    cx.reconverge(inst.span)?;
     if all {
         cx.emit(Opcode::MATCH, &mods, vec![p.into(), d.into()], vec![a], inst.span)
     } else {
         cx.emit(Opcode::MATCH, &mods, vec![d.into()], vec![a], inst.span)
     }
+}
+
+/// `match.sync` under a member mask other than the full warp (see
+/// [`match_sync`]): `WARPSYNC mask`, `t = MATCH.ANY a`, `t &= mask`, and
+/// for `all` the comparison with the mask.
+fn match_masked(
+    cx: &mut Lowerer<'_>,
+    inst: &Instruction,
+    mods: &[&str],
+    mask: Operand,
+    a: Operand,
+    d: Reg,
+    p: Reg,
+) -> Lowered {
+    let span = inst.span;
+    let all = mods[0] == "ALL";
+    let rz = || Operand::reg(Reg::RZ);
+    let pt = || Operand::reg(Reg::PT);
+    // `WARPSYNC` takes a register on every target (sm_90 has no immediate
+    // form), as NVIDIA's `WARPSYNC R7` after a constant load.
+    let mask_reg = match mask.as_reg() {
+        Some(_) => mask.clone(),
+        None => {
+            let t = cx.temp(ori_ir::RegFile::R, 1);
+            cx.emit(Opcode::MOV, &[], vec![t.into()], vec![mask.clone()], span)?;
+            Operand::reg(t)
+        }
+    };
+    cx.emit(Opcode::WARPSYNC, &[], vec![], vec![mask_reg.clone()], span)?;
+    let mut any_mods = vec!["ANY"];
+    any_mods.extend(&mods[1..]);
+    let same = if all || d == Reg::RZ { cx.temp(ori_ir::RegFile::R, 1) } else { d };
+    let t = cx.temp(ori_ir::RegFile::R, 1);
+    cx.emit(Opcode::MATCH, &any_mods, vec![t.into()], vec![a], span)?;
+    let and = vec![Operand::reg(t), mask.clone(), rz(), Operand::int(0xc0), pt().inverted()];
+    cx.emit(Opcode::LOP3, &["LUT"], vec![same.into()], and, span)?;
+    if !all {
+        return Ok(());
+    }
+    let q = if p == Reg::PT { cx.temp(ori_ir::RegFile::P, 1) } else { p };
+    let cmp = vec![Operand::reg(same), mask_reg.clone(), pt()];
+    cx.emit(Opcode::ISETP, &["EQ", "U32", "AND"], vec![q.into(), pt()], cmp, span)?;
+    if d != Reg::RZ {
+        cx.emit(Opcode::SEL, &[], vec![d.into()], vec![mask_reg, rz(), Operand::reg(q)], span)?;
+    }
+    Ok(())
 }
 
 /// Operand `i` as an immediate when it is or holds a constant; zero is
