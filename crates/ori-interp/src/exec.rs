@@ -372,6 +372,11 @@ impl Cta<'_> {
                 let (a, b) = (u(0)?.to_le_bytes(), u(1)?.to_le_bytes());
                 (u64::from(u32::from_le_bytes(std::array::from_fn(|i| a[i].abs_diff(b[i])))), no)
             }
+            Kind::Vabsdiff4Acc => {
+                let (a, b) = (u(0)?.to_le_bytes(), u(1)?.to_le_bytes());
+                let sum: u32 = (0..4).map(|i| u32::from(a[i].abs_diff(b[i]))).sum();
+                (u64::from(u(2)?.wrapping_add(sum)), no)
+            }
             Kind::Idp { two, hi, a_signed, b_signed } => {
                 (u64::from(int::idp(u(0)?, u(1)?, u(2)?, two, hi, a_signed, b_signed)), no)
             }
@@ -995,7 +1000,7 @@ impl Cta<'_> {
             }
             Kind::Async(op) => self.step_async(w, step, op, active, pc)?,
             Kind::Wgmma(op) => self.step_wgmma(w, step, op, active, pc)?,
-            Kind::BraDiv => {
+            Kind::BraDiv | Kind::BraConv => {
                 let Some(lane) = lanes(active).next() else {
                     w.reschedule(g, &[(mask, pc + 1)]);
                     return Ok(());
@@ -1007,7 +1012,8 @@ impl Cta<'_> {
                     (Some(_), Some((Src::Label(target), _))) => (self.int_in(w, step, 0, lane)? as u32, *target),
                     _ => return fault("BRA.DIV without a target"),
                 };
-                let to = if members & !mask != 0 { target } else { pc + 1 };
+                let diverged = members & !mask != 0;
+                let to = if diverged == matches!(step.kind, Kind::BraDiv) { target } else { pc + 1 };
                 w.reschedule(g, &[(active, to), (mask & !active, pc + 1)]);
                 return Ok(());
             }

@@ -112,6 +112,10 @@ pub enum Kind {
     /// `mask` (Turing's `BRA.DIV target`: of the warp) is not in it (the
     /// warp has diverged).
     BraDiv,
+    /// `BRA.CONV mask, target`: the converse of [`Kind::BraDiv`], taken
+    /// by the whole group when every lane of `mask` is in it (sm_80's
+    /// fast path of a partial-mask `REDUX` or `MATCH`).
+    BraConv,
     /// `CALL.REL`: a jump; the return address is in a register already.
     Call,
     /// `RET.REL`: to the byte address each lane holds in a register.
@@ -201,6 +205,9 @@ pub enum Kind {
     /// operand, which the default all-bytes mask (the only form NVIDIA
     /// writes without a mask word) never reads.
     Vabsdiff4,
+    /// `VABSDIFF4.U8.ACC d, a, b, c`: `c` plus the sum of the four byte
+    /// differences `|a - b|` (PTX's `vabsdiff4.add`, CUDA's `__vsadu4`).
+    Vabsdiff4Acc,
     /// `IDP.4A`/`IDP.2A.{LO,HI}` `d, a, b, c`: `c` plus the products of
     /// a's bytes (halves for `.2A`) and b's bytes (the low or high pair).
     Idp {
@@ -787,6 +794,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "BREAK" => Kind::Break,
         "BMOV" if m("32") => Kind::Bmov { clear: m("CLEAR") },
         "BRA" if m("DIV") => Kind::BraDiv,
+        "BRA" if m("CONV") => Kind::BraConv,
         "BRA" if m("ANY") => Kind::BraAny,
         "BRA" => Kind::Bra,
         "CALL" if m("REL") => Kind::Call,
@@ -851,6 +859,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "IABS" => Kind::Iabs,
         "BREV" => Kind::Brev,
         "VABSDIFF4" if inst.mods.len() == 1 && m("U8") => Kind::Vabsdiff4,
+        "VABSDIFF4" if inst.mods.len() == 2 && m("U8") && m("ACC") => Kind::Vabsdiff4Acc,
         "IDP" => {
             let types: Vec<&str> =
                 inst.mods.iter().map(|x| x.name()).filter(|n| n.len() <= 3 && n[1..].parse::<u8>().is_ok()).collect();

@@ -509,6 +509,7 @@ static MODIFIERS: &[&str] = &[
     "CLEAR",
     "COLLECTIVE",
     "CONSTANT",
+    "CONV",
     "COS",
     "CTA",
     "D2",
