@@ -645,6 +645,10 @@ impl Cta<'_> {
                 let v = if Self::flags(step, 0).halves == Some(ori_ir::Halves::H1) { v >> 16 } else { v };
                 (u64::from(float::i2f(float::extend(v, bits, signed), rnd)), no)
             }
+            Kind::I2f16 { signed, bits, rnd } => {
+                let v = self.val(w, step, 0, lane, if bits == 64 { 2 } else { 1 })?;
+                (u64::from(float::i2h(float::extend(v, bits, signed), rnd)), no)
+            }
             Kind::B2r => {
                 let r = self.bar_red[self.rank].result;
                 (u64::from(r.count), [if r.and { r.all } else { r.any }, false])

@@ -365,6 +365,16 @@ pub enum Kind {
         bits: u8,
         rnd: Round,
     },
+    /// `I2F.F16`: an integer of `bits` bits to binary16 in the low half
+    /// (`cvt.rn.f16.s32`). The high half is written 0; NVIDIA's code reads
+    /// only the low half (`.H0_H0`, `PRMT ... 0x7610`, `STG.E.U16`), so
+    /// what the hardware leaves there is not observed.
+    I2f16 {
+        signed: bool,
+        /// Source width in bits (8, 16, 32, 64).
+        bits: u8,
+        rnd: Round,
+    },
     F2i {
         signed: bool,
         /// The integer's width: 8, 16, 32 or 64.
@@ -948,7 +958,12 @@ pub fn decode_kind(inst: &Inst) -> Kind {
         "HADD2" if m("F32") => Kind::Hadd2F32,
         // The source type is the integer modifier (signed 32-bit when
         // none is printed).
-        "I2F" | "I2FP" if !m("F64") && !m("F16") => {
+        "I2F" if m("F16") && !m("F64") && !m("F32") => {
+            let (signed, bits) = int_type(inst);
+            Kind::I2f16 { signed, bits, rnd: round(inst) }
+        }
+        // `.BF16` (sm_90's bfloat16 result) is not modelled.
+        "I2F" | "I2FP" if !m("F64") && !m("F16") && !m("BF16") => {
             let (signed, bits) = int_type(inst);
             Kind::I2f { signed, bits, rnd: round(inst) }
         }

@@ -525,12 +525,39 @@ pub fn run_manifest(
     dir: &Path,
     all_phases: bool,
 ) -> Result<(), String> {
-    let failed = run_launches(manifest, target, names, ptxas, dir, all_phases)?.iter().filter(|(_, ok)| !ok).count();
+    let outcomes = run_launches(manifest, target, names, ptxas, dir, all_phases)?;
+    let failed = outcomes.iter().filter(|(_, f)| f.is_some_and(Failure::counts)).count();
     if failed == 0 { Ok(()) } else { Err(format!("{failed} kernel(s) failed")) }
 }
 
+/// Why a launch's two cubins were not found to give the same outputs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// NVIDIA's ptxas failed, or its cubin does not load: most often a word
+    /// the SASS decoder cannot read.
+    NvidiaUnreadable,
+    /// The interpreter stops on NVIDIA's cubin: an instruction it has no
+    /// model of (or a fault).
+    NvidiaNotRun,
+    /// Our ptxas made no cubin; NVIDIA's ran.
+    OursUncompiled,
+    /// Our cubin does not load or stops in the interpreter.
+    OursFails,
+    /// Both ran and their outputs differ.
+    Differ,
+}
+
+impl Failure {
+    /// Whether `cargo xtask difftest` counts the launch as failing: a
+    /// kernel our ptxas does not compile yet is not compared, not failed.
+    pub(crate) fn counts(self) -> bool {
+        self != Failure::OursUncompiled
+    }
+}
+
 /// [`run_manifest`]'s work: prints a line per launch and returns each
-/// launch's label (`kernel/entry arch`) and whether it passed.
+/// launch's label (`kernel/entry arch`) and why it did not give the same
+/// outputs (`None`: it did).
 pub(crate) fn run_launches(
     manifest: &Path,
     target: Option<&str>,
@@ -538,7 +565,7 @@ pub(crate) fn run_launches(
     ptxas: &Path,
     dir: &Path,
     all_phases: bool,
-) -> Result<Vec<(String, bool)>, String> {
+) -> Result<Vec<(String, Option<Failure>)>, String> {
     let mut outcomes = Vec::new();
     let text = std::fs::read_to_string(manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;
     let root: PathBuf = manifest.parent().map_or_else(PathBuf::new, Path::to_path_buf);
@@ -568,26 +595,30 @@ pub(crate) fn run_launches(
             }
             let ptx = case.ptx(&root, arch);
             let inputs = make_inputs(case);
-            let nv_kernel = ori_interp::corpus::compile_ptx(ptxas, &ptx, arch, dir, &case.entry);
+            let nv_kernel = ori_interp::corpus::compile_ptx(ptxas, &ptx, arch, dir, &case.entry)
+                .map_err(|e| (Failure::NvidiaUnreadable, e));
             let start = Instant::now();
-            let nv = nv_kernel.and_then(|k| run(&k, case, &inputs));
+            let nv = nv_kernel.and_then(|k| run(&k, case, &inputs).map_err(|e| (Failure::NvidiaNotRun, e)));
             let took = start.elapsed().as_secs_f64();
             secs += took;
-            let mine = phases::compile_ours(&ptx, arch).ok().map(|cubin| {
+            let mine = phases::compile_ours(&ptx, arch).map(|cubin| {
                 ori_interp::load_kernel(&cubin, &case.entry)
                     .map_err(|e| e.to_string())
                     .and_then(|k| run(&k, case, &inputs))
             });
-            let (ok, text) = match (&nv, &mine) {
-                (Err(e), _) => (false, format!("nvidia FAIL: {e}")),
-                (Ok(Ran { warp_insts: n, .. }), None) => {
+            let (failure, text) = match (&nv, &mine) {
+                (Err((kind, e)), _) => (Some(*kind), format!("nvidia FAIL: {e}")),
+                (Ok(Ran { warp_insts: n, .. }), Err(e)) => {
                     ours_none += 1;
-                    (true, format!("nvidia ran ({n} warp-insts, {took:.2} s); ours: no cubin"))
+                    (
+                        Some(Failure::OursUncompiled),
+                        format!("nvidia ran ({n} warp-insts, {took:.2} s); ours: no cubin ({e})"),
+                    )
                 }
-                (Ok(Ran { warp_insts: n, .. }), Some(Err(e))) => {
-                    (false, format!("nvidia ran ({n} warp-insts); ours FAIL: {e}"))
+                (Ok(Ran { warp_insts: n, .. }), Ok(Err(e))) => {
+                    (Some(Failure::OursFails), format!("nvidia ran ({n} warp-insts); ours FAIL: {e}"))
                 }
-                (Ok(a), Some(Ok(b))) => match compare(case, &a.outputs, &b.outputs) {
+                (Ok(a), Ok(Ok(b))) => match compare(case, &a.outputs, &b.outputs) {
                     Ok(()) => {
                         ours_match += 1;
                         let ratio = b.issue_cycles as f64 / a.issue_cycles.max(1) as f64;
@@ -596,21 +627,24 @@ pub(crate) fn run_launches(
                         est_logs.push(est.ln());
                         let n = a.warp_insts;
                         (
-                            true,
+                            None,
                             format!(
                                 "nvidia ran ({n} warp-insts, {took:.2} s); ours: same outputs, issue cycles {ratio:.3}x, estimated cycles {est:.3}x"
                             ),
                         )
                     }
-                    Err(e) => (false, format!("nvidia ran ({} warp-insts); ours DIFFER: {e}", a.warp_insts)),
+                    Err(e) => {
+                        (Some(Failure::Differ), format!("nvidia ran ({} warp-insts); ours DIFFER: {e}", a.warp_insts))
+                    }
                 },
             };
             if let Ok(ran) = &nv {
                 insts += ran.warp_insts;
             }
             println!("{label:<40} {text}");
+            let ok = !failure.is_some_and(Failure::counts);
             if let Ok(Ran { outputs: reference, .. }) = &nv
-                && mine.is_some()
+                && mine.is_ok()
                 && (!ok || all_phases)
             {
                 let stages = phases::stages(&ptx, arch);
@@ -621,7 +655,7 @@ pub(crate) fn run_launches(
             } else {
                 fail += 1;
             }
-            outcomes.push((label, ok));
+            outcomes.push((label, failure));
         }
     }
     println!(
@@ -642,6 +676,37 @@ pub(crate) fn run_launches(
     }
     println!("{} kernels: pass {pass}, fail {fail}", pass + fail);
     Ok(outcomes)
+}
+
+/// What a test's list of launches known not to compare (label, how it
+/// fails, why) says against `outcomes`: a launch that fails and is not
+/// listed, or fails otherwise than listed (a launch NVIDIA's cubin could
+/// not run on that now differs from ours), or passes and is listed, or a
+/// listed launch the manifest does not have. Every launch must give the
+/// same outputs (ours not compiling is a failure here).
+#[cfg(test)]
+pub(crate) fn known_problems(
+    outcomes: &[(String, Option<Failure>)],
+    known: &[(&str, Failure, &str)],
+    list: &str,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (label, failure) in outcomes {
+        match (failure, known.iter().find(|(k, ..)| k == label)) {
+            (None, Some(_)) => problems.push(format!("{label} passes now: remove it from {list}")),
+            (Some(f), None) => problems.push(format!("{label} fails ({f:?})")),
+            (Some(f), Some((_, k, why))) if f != k => {
+                problems.push(format!("{label} fails as {f:?}, {list} says {k:?} ({why})"))
+            }
+            _ => {}
+        }
+    }
+    for (k, ..) in known {
+        if !outcomes.iter().any(|(l, _)| l == k) {
+            problems.push(format!("{list} names {k}, which the manifest does not launch"));
+        }
+    }
+    problems
 }
 
 #[cfg(test)]
@@ -671,33 +736,14 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let outcomes = run_launches(&manifest, None, &[], &oracle.ptxas(), &dir, false).unwrap();
         assert!(outcomes.len() >= 29, "{outcomes:?}");
-        let mut problems = Vec::new();
-        for (label, ok) in &outcomes {
-            match (ok, UNSEEN_KNOWN.iter().find(|(k, _)| k == label)) {
-                (true, Some(_)) => problems.push(format!("{label} passes now: remove it from UNSEEN_KNOWN")),
-                (false, None) => problems.push(format!("{label} fails")),
-                _ => {}
-            }
-        }
-        for (k, _) in UNSEEN_KNOWN {
-            assert!(outcomes.iter().any(|(l, _)| l == k), "UNSEEN_KNOWN names {k}, which the manifest does not launch");
-        }
+        let problems = known_problems(&outcomes, UNSEEN_KNOWN, "UNSEEN_KNOWN");
         assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 
-    /// Unseen launches that cannot be compared yet, each with the first
-    /// thing that stops it (session 15). The list only shrinks.
-    const UNSEEN_KNOWN: &[(&str, &str)] = &[
-        (
-            "half_math/half_math sm_75",
-            "NVIDIA's HADD2 R0, R2, R5 has no sm_75 form; ours: no encoding for HADD2 {R}, {R}, -{R}",
-        ),
-        ("half_math/half_math sm_86", "the interpreter does not model I2F.F16"),
-        ("half_math/half_math sm_89", "the interpreter does not model I2F.F16"),
-        ("bf16_math/bf16_math sm_86", "NVIDIA's HFMA2.BF16_V2 R5, R3, R5, -RZ.H0_H0 does not decode"),
-        ("bf16_math/bf16_math sm_89", "NVIDIA's HFMA2.BF16_V2 R5, R3, R5, -RZ.H0_H0 does not decode"),
-        ("int_divmod/int_divmod sm_75", "NVIDIA's LEA.HI.X.SX32 R14, R10, RZ, 0x1d, P0 does not decode"),
-    ];
+    /// Unseen launches that cannot be compared yet, each with how it fails
+    /// and the first thing that stops it. The list only shrinks: session
+    /// 16 emptied it.
+    const UNSEEN_KNOWN: &[(&str, Failure, &str)] = &[];
 
     /// NVIDIA's cubins of `tests/targets` run on the interpreter and ours,
     /// where we compile the file, give their outputs: for sm_75 a sample of
@@ -726,7 +772,8 @@ mod tests {
         {
             let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
             let outcomes = run_launches(&manifest, Some(arch), &names, &oracle.ptxas(), &dir, false).unwrap();
-            let failed: Vec<&String> = outcomes.iter().filter(|(_, ok)| !ok).map(|(l, _)| l).collect();
+            let failed: Vec<&String> =
+                outcomes.iter().filter(|(_, f)| f.is_some_and(Failure::counts)).map(|(l, _)| l).collect();
             assert!(outcomes.len() >= at_least, "{arch}: {outcomes:?}");
             assert!(failed.is_empty(), "{arch}: failed: {failed:?}");
         }

@@ -22,6 +22,7 @@ pub(crate) mod sm90_derived;
 pub(crate) mod sweep15_probed;
 pub(crate) mod lead16_probed;
 pub(crate) mod unseen15_probed;
+pub(crate) mod unseen16_probed;
 
 /// Special registers that no corpus cubin reads, numbered from NVIDIA's
 /// words for small PTX probes (bits 72..79 of `S2R`/`CS2R`, the same on

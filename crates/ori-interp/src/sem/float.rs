@@ -174,6 +174,15 @@ pub fn i2f(x: i128, mode: Round) -> u32 {
     if x.unsigned_abs() < 1 << 53 { round_to_f32(x as f64, mode).to_bits() } else { wide_i2f(x, mode) }
 }
 
+/// `I2F.F16`: an integer to binary16 bits. Below 2^24 the binary32 value
+/// is exact and `minifloat::convert` rounds it once; from 2^24 on every
+/// mode gives the same overflow result for the value truncated to
+/// binary32 as for the integer (binary16's largest finite is 65504).
+pub fn i2h(x: i128, mode: Round) -> u16 {
+    let f = f32::from_bits(i2f(x, Round::Zero));
+    super::minifloat::convert(f, super::minifloat::F16, mode, false) as u16
+}
+
 /// The low `bits` bits of `v`, sign- or zero-extended (an integer
 /// conversion's source).
 pub fn extend(v: u64, bits: u8, signed: bool) -> i128 {
@@ -310,6 +319,24 @@ fn canon64(r: f64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// IEEE binary16 results of integers: exact below 2048, ties to even
+    /// and directed steps above, overflow at 65520 (nearest) but not
+    /// toward zero.
+    #[test]
+    fn integers_to_binary16() {
+        assert_eq!(i2h(1, Round::Nearest), 0x3c00);
+        assert_eq!(i2h(-3, Round::Nearest), 0xc200);
+        assert_eq!(i2h(2049, Round::Nearest), 0x6800);
+        assert_eq!(i2h(2051, Round::Nearest), 0x6802);
+        assert_eq!(i2h(2049, Round::Up), 0x6801);
+        assert_eq!(i2h(-2049, Round::Down), 0xe801);
+        assert_eq!(i2h(65504, Round::Nearest), 0x7bff);
+        assert_eq!(i2h(65519, Round::Nearest), 0x7bff);
+        assert_eq!(i2h(65520, Round::Nearest), 0x7c00);
+        assert_eq!(i2h(1 << 40, Round::Zero), 0x7bff);
+        assert_eq!(i2h(-(1 << 40), Round::Down), 0xfc00);
+    }
 
     #[test]
     fn nan_and_zero_rules() {
