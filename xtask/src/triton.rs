@@ -255,9 +255,10 @@ mod tests {
 
     /// The manifest with each kernel kept on one of its targets: the
     /// `(i + rotation) % targets`-th for the `i`-th kernel, so that every
-    /// kernel runs once and each target about as often (CI's two cores
-    /// ran all 100 launches in about 5 minutes, most of it compiling the
-    /// matmuls four times over); targets with a launch `keep` names stay
+    /// kernel runs once and each target about as often (all 88 launches
+    /// took 21 minutes of the test command on two loaded cores in session
+    /// 16, most of it compiling ours of the big kernels four times over;
+    /// the sample: 40 of 94 in 5 minutes); targets with a launch `keep` names stay
     /// too. Every launch of a kept target runs. Folders become absolute,
     /// for the copy is written elsewhere.
     fn sample_manifest(text: &str, root: &std::path::Path, rotation: usize, keep: &dyn Fn(&str) -> bool) -> String {
