@@ -3031,6 +3031,48 @@ fn triton_matmul_tf32_matches_the_product() {
     shape.check((&a, &b), f32v, f32v, |_| 0.0);
 }
 
+/// int8: Triton's `tl.dot` of s8 into s32 on sm_90a (NVIDIA's
+/// `IGMMA.64x64x32.S8.S8`): 64x64 tiles, K blocks of 32, every byte value
+/// in A and B; C is the exact integer product.
+#[test]
+fn triton_matmul_i8_matches_the_product() {
+    let (m, n, k) = (64usize, 64usize, 64usize);
+    let Some(oracle) = nv_oracle::Oracle::for_test("matmul_i8") else { return };
+    let dir = std::env::temp_dir().join(format!("ptxas-triton-matmul_i8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/triton/matmul_i8.sm90a.ptx");
+    let kernel = ori_interp::corpus::compile_ptx(&oracle.ptxas(), &ptx, "sm_90a", &dir, "matmul_i8_kernel")
+        .unwrap_or_else(|e| panic!("NVIDIA's ptxas: {e}"));
+    let mut x = 0x5eed_1e55u32;
+    let a: Vec<u8> = (0..m * k).map(|_| xorshift(&mut x) as u8).collect();
+    let b: Vec<u8> = (0..k * n).map(|_| xorshift(&mut x) as u8).collect();
+    let int = |v: usize| Arg::Value((v as u32).to_le_bytes().to_vec());
+    let args = vec![
+        Arg::Buffer(a.clone()),
+        Arg::Buffer(b.clone()),
+        Arg::Buffer(vec![0; 4 * m * n]),
+        int(m),
+        int(n),
+        int(k),
+        Arg::Value(vec![0; 8]),
+        Arg::Value(vec![0; 8]),
+    ];
+    let mut global = Global::new();
+    let (params, buffers) = lay_out(&kernel.func, &args, &mut global);
+    let mut launch = Launch::new([1, 1, 1], [128, 1, 1], params);
+    launch.dyn_shared = 16384;
+    ori_interp::run_kernel(&kernel, &launch, &mut global).unwrap();
+    let c = global.buffer(buffers[2]).unwrap();
+    for i in 0..m {
+        for j in 0..n {
+            let want: i32 = (0..k).map(|l| i32::from(a[i * k + l] as i8) * i32::from(b[l * n + j] as i8)).sum();
+            let at = 4 * (i * n + j);
+            let got = i32::from_le_bytes([c[at], c[at + 1], c[at + 2], c[at + 3]]);
+            assert_eq!(got, want, "matmul_i8: c[{i}][{j}]");
+        }
+    }
+}
+
 /// The next value of a xorshift32 sequence: reproducible test inputs.
 fn xorshift(x: &mut u32) -> u32 {
     *x ^= *x << 13;

@@ -39,8 +39,7 @@ const EXPECTED_FAILURES: &[(&str, &str)] = &[
     // NVIDIA's `FHADD` on sm_100), Triton's fp8 -> f32 conversions there.
     ("fp8_cvt.sm100a.ptx", "Unexpected instruction types specified for 'add'"),
     ("fp8_cvt.sm120a.ptx", "Unexpected instruction types specified for 'add'"),
-    // Integer wgmma (`wgmma...s32.s8.s8`, NVIDIA's IGMMA) and tcgen05.
-    ("matmul_i8.sm90a.ptx", "lowering of 'wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8' is not supported yet"),
+    // tcgen05.
     ("matmul_i8.sm100a.ptx", "Unknown modifier '.x32'"),
     (
         "matmul_f16.sm120a.ptx",

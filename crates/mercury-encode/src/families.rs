@@ -1073,6 +1073,7 @@ pub static FAMILIES: &[Family] = &[
         slots: &[QGMMA_SHAPE, HGMMA_ACC, QGMMA_A, QGMMA_B],
         negate: None,
     },
+    crate::tables::igmma16_probed::IGMMA_FAMILY,
     Family { opcode: "LDSM", forms: &[], sms: EVERY, slots: &[Slot::Word("16"), LDSM_TRANS, LDSM_COUNT], negate: None },
     Family {
         opcode: "STSM",

@@ -177,11 +177,13 @@ pub fn apply(sm: Sm, inst: &mut Inst) {
         // names two descriptors, A's in UR4:UR5 and B's in UR6:UR7. The
         // accumulators read are the last R source (`RZ` when the product
         // replaces them).
-        HGMMA | QGMMA => {
+        HGMMA | QGMMA | IGMMA => {
             // N reaches 256: parsed wider than the accumulator count.
             let n =
                 inst.mods.first().and_then(|m| m.name().strip_prefix("64x")?.split('x').next()?.parse::<u16>().ok());
-            if let Some(acc) = n.and_then(|n| u8::try_from(if inst.has_mod("F32") { n / 2 } else { n / 4 }).ok()) {
+            // IGMMA's accumulators are s32, one to a register.
+            let words32 = inst.has_mod("F32") || inst.op == IGMMA;
+            if let Some(acc) = n.and_then(|n| u8::try_from(if words32 { n / 2 } else { n / 4 }).ok()) {
                 widen(inst.defs.iter_mut(), acc);
                 widen(
                     inst.uses

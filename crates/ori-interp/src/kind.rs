@@ -510,8 +510,18 @@ pub enum WgmmaOp {
     /// fragment before the descriptor (`HGMMA R24, R88, gdesc[UR8], R24`),
     /// B (`b_input`) from shared memory, each stored transposed (MN-major)
     /// where `tnsp` says (`.tnspA`, `.tnspB`); `closes` when it carries
-    /// `gsb0` (`wgmma.commit_group`).
-    Hgmma { n: u32, input: WgmmaInput, b_input: WgmmaInput, a_in_regs: bool, tnsp: (bool, bool), closes: bool },
+    /// `gsb0` (`wgmma.commit_group`). Integer `IGMMA.64xNx32.{S8,U8}.{S8,U8}[.SAT]`
+    /// the same way into s32 accumulators, `sat` clamping them
+    /// (`.satfinite`) where they would wrap.
+    Hgmma {
+        n: u32,
+        input: WgmmaInput,
+        b_input: WgmmaInput,
+        a_in_regs: bool,
+        tnsp: (bool, bool),
+        closes: bool,
+        sat: bool,
+    },
     /// `WARPGROUP.DEPBAR.LE gsb0, n` (`wgmma.wait_group n`).
     Depbar { keep: u32 },
 }
@@ -530,13 +540,17 @@ pub enum WgmmaInput {
     E4m3,
     /// fp8 E5M2 (`.E5M2`).
     E5m2,
+    /// Signed bytes (`IGMMA`'s `.S8`).
+    S8,
+    /// Unsigned bytes (`.U8`).
+    U8,
 }
 
 impl WgmmaInput {
     /// Bytes per element in shared memory.
     pub fn bytes(self) -> usize {
         match self {
-            WgmmaInput::E4m3 | WgmmaInput::E5m2 => 1,
+            WgmmaInput::E4m3 | WgmmaInput::E5m2 | WgmmaInput::S8 | WgmmaInput::U8 => 1,
             WgmmaInput::F16 | WgmmaInput::Bf16 => 2,
             WgmmaInput::Tf32 => 4,
         }
@@ -545,6 +559,11 @@ impl WgmmaInput {
     /// K of one HGMMA.
     pub fn k(self) -> usize {
         32 / self.bytes()
+    }
+
+    /// Whether the elements are integers (s32 accumulators).
+    pub fn is_int(self) -> bool {
+        matches!(self, WgmmaInput::S8 | WgmmaInput::U8)
     }
 }
 
@@ -718,10 +737,55 @@ fn hgmma(inst: &Inst) -> Option<WgmmaOp> {
             (shape, acc, input, input)
         }
         (Opcode::QGMMA, [shape, acc, a, b]) => (shape, acc, fp8(a)?, fp8(b)?),
+        (Opcode::IGMMA, [shape, a, b, rest @ ..]) => {
+            let int = |m: &ori_ir::Modifier| match m.name() {
+                "S8" => Some(WgmmaInput::S8),
+                "U8" => Some(WgmmaInput::U8),
+                _ => None,
+            };
+            // s32 accumulators: no accumulator word; `.SAT` last.
+            let sat = match rest {
+                [] => false,
+                [s] if s.name() == "SAT" => true,
+                _ => return None,
+            };
+            let (n, k) = shape.name().strip_prefix("64x")?.split_once('x')?;
+            let n: u32 = n.parse().ok()?;
+            let shape_ok = k == "32" && (n % 16 == 0 || n <= 24) && n % 8 == 0 && (8..=256).contains(&n);
+            let (input, b_input) = (int(a)?, int(b)?);
+            let (a_in_regs, tnsp, closes) = wgmma_operands(inst)?;
+            // Integer operands are K-major only.
+            return (shape_ok && tnsp == (false, false)).then_some(WgmmaOp::Hgmma {
+                n,
+                input,
+                b_input,
+                a_in_regs,
+                tnsp,
+                closes,
+                sat,
+            });
+        }
         _ => return None,
     };
     let (n, k) = shape.name().strip_prefix("64x")?.split_once('x')?;
     let n: u32 = n.parse().ok()?;
+    let (a_in_regs, tnsp, closes) = wgmma_operands(inst)?;
+    let shape_ok = k.parse::<usize>().ok() == Some(input.k()) && n % 8 == 0 && (8..=256).contains(&n);
+    (acc.name() == "F32" && shape_ok).then_some(WgmmaOp::Hgmma {
+        n,
+        input,
+        b_input,
+        a_in_regs,
+        tnsp,
+        closes,
+        sat: false,
+    })
+}
+
+/// A warpgroup MMA's operands: whether A is in registers, which operands
+/// are stored transposed, whether it closes its group (`gsb0`); `None`
+/// for negated operands, which are not modelled.
+fn wgmma_operands(inst: &Inst) -> Option<(bool, (bool, bool), bool)> {
     let a_in_regs = matches!(inst.uses.first()?.kind, OperandKind::Reg(r) if r.file == ori_ir::RegFile::R);
     let desc = inst.uses.get(usize::from(a_in_regs)).filter(|u| matches!(u.kind, OperandKind::MatrixDesc(_)))?;
     if inst.uses.iter().any(|u| u.flags.neg) {
@@ -735,8 +799,7 @@ fn hgmma(inst: &Inst) -> Option<WgmmaOp> {
         Some(Layout::Row | Layout::Col) => return None,
     };
     let closes = inst.uses.iter().any(|u| matches!(u.kind, OperandKind::GroupScoreboard(0)));
-    let shape_ok = k.parse::<usize>().ok() == Some(input.k()) && n % 8 == 0 && (8..=256).contains(&n);
-    (acc.name() == "F32" && shape_ok).then_some(WgmmaOp::Hgmma { n, input, b_input, a_in_regs, tnsp, closes })
+    Some((a_in_regs, tnsp, closes))
 }
 
 /// Whether source `i` of `inst` is `RZ`.
@@ -798,7 +861,7 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             }
             _ => Kind::Unsupported,
         },
-        "HGMMA" | "QGMMA" => hgmma(inst).map_or(Kind::Unsupported, Kind::Wgmma),
+        "HGMMA" | "QGMMA" | "IGMMA" => hgmma(inst).map_or(Kind::Unsupported, Kind::Wgmma),
         "BSSY" => Kind::Bssy,
         "BSYNC" => Kind::Bsync,
         "BREAK" => Kind::Break,

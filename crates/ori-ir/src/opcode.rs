@@ -290,6 +290,9 @@ opcodes! {
     HGMMA: Variable, 1..=1, 2..=5, WSFX;
     // fp8 warpgroup MMA: `QGMMA.64x128x32.F32.E4M3.E4M3 R24, gdesc[UR4], R24`.
     QGMMA: Variable, 1..=1, 2..=4, WSFX;
+    // Integer warpgroup MMA (`wgmma...s32.s8.s8`): `IGMMA.64x64x32.S8.S8
+    // R24, gdesc[UR4], R24`, s32 accumulators, A and B signed or unsigned bytes.
+    IGMMA: Variable, 1..=1, 2..=5, WSFX;
     WARPGROUP: Fixed, 0..=0, 0..=2, WSFX;
     // Local-memory cache control (`prefetch.local.L1`: `CCTLL.PF1 [R1+0x4]`).
     CCTLL: Variable, 0..=0, 0..=1, FX;
@@ -315,11 +318,11 @@ impl Opcode {
         crate::Imm::Int(if unsigned { i64::from(word) } else { i64::from(word as i32) })
     }
 
-    /// A warpgroup MMA (`HGMMA`, fp8 `QGMMA`): asynchronous, its
+    /// A warpgroup MMA (`HGMMA`, fp8 `QGMMA`, integer `IGMMA`): asynchronous, its
     /// accumulators one tuple of up to 128 registers, waited for by
     /// `WARPGROUP.DEPBAR` rather than a scoreboard.
     pub fn is_warpgroup_mma(self) -> bool {
-        matches!(self, Opcode::HGMMA | Opcode::QGMMA)
+        matches!(self, Opcode::HGMMA | Opcode::QGMMA | Opcode::IGMMA)
     }
 
     /// The mnemonic as nvdisasm prints it.

@@ -35,6 +35,10 @@
 //!   sixteen to a core-matrix row) the same way, its elements converted
 //!   exactly. The hardware's own accumulation order and width are not
 //!   modelled: tests choose inputs whose sums are exact in any order.
+//!   Integer `IGMMA` (S8/U8 for A and B each, K = 32): exact products
+//!   summed with C in 64 bits and wrapped to s32 (PTX ISA: the s32
+//!   accumulation wraps), or clamped to s32 with `.SAT` (`.satfinite`);
+//!   each sum is exact, so the order does not matter.
 
 use ori_ir::RegFile;
 
@@ -167,7 +171,44 @@ fn input_value(input: WgmmaInput, bits: u32) -> f64 {
         WgmmaInput::E4m3 | WgmmaInput::E5m2 => {
             half::fp8_to_f16(bits as u8, input == WgmmaInput::E4m3).map_or(f64::NAN, |h| f64::from(half::to_f32(h)))
         }
+        WgmmaInput::S8 | WgmmaInput::U8 => int_value(input, bits) as f64,
     }
+}
+
+/// The value of a byte element of `IGMMA`.
+fn int_value(input: WgmmaInput, bits: u32) -> i64 {
+    match input {
+        WgmmaInput::S8 => i64::from(bits as u8 as i8),
+        _ => i64::from(bits as u8),
+    }
+}
+
+/// One warp's part of `IGMMA.64xNx32.{S8,U8}.{S8,U8}[.SAT]`, laid out as
+/// [`hgmma_f32`]'s: each accumulator is C (zero when `scale_d` is false)
+/// plus the 32 products, exact in 64 bits, then wrapped to s32, or
+/// clamped with `sat`.
+pub fn igmma_s32(
+    (input, b_input): (WgmmaInput, WgmmaInput),
+    a: &[Vec<u32>],
+    b: &[Vec<u32>],
+    c: &[Vec<u32>],
+    scale_d: bool,
+    sat: bool,
+) -> Vec<Vec<u32>> {
+    (0..LANES)
+        .map(|lane| {
+            (0..b.len() / 2)
+                .map(|i| {
+                    let (row, col) = accumulator_position(lane, i);
+                    let acc = if scale_d { i64::from(c[lane][i] as i32) } else { 0 };
+                    let sum = (0..input.k())
+                        .fold(acc, |s, k| s + int_value(input, a[row][k]) * int_value(b_input, b[col][k]));
+                    let sum = if sat { sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) } else { sum };
+                    sum as i32 as u32
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// One warp's part of `HGMMA.64xNxK.F32` (f16 inputs without a type word):
@@ -219,6 +260,8 @@ struct Queued {
     major: (Major, Major),
     /// False when the product replaces C (`wgmma`'s scale-d = 0).
     scale_d: bool,
+    /// IGMMA's `.SAT`.
+    sat: bool,
     a: OperandA,
     b: MatrixDesc,
 }
@@ -319,7 +362,7 @@ impl Cta<'_> {
                 w.wgmma.arrived = true;
                 w.wgmma.unfenced.iter_mut().for_each(|s| *s = false);
             }
-            WgmmaOp::Hgmma { n, input, b_input, a_in_regs, tnsp, closes } => {
+            WgmmaOp::Hgmma { n, input, b_input, a_in_regs, tnsp, closes, sat } => {
                 // `[A fragment,] gdesc[UR], C[, scale-d]`.
                 let at = usize::from(a_in_regs);
                 let (Some(&d), Some((Src::Reg(desc, _), _)), Some(&(Src::Reg(c, cw), _))) =
@@ -364,7 +407,7 @@ impl Cta<'_> {
                 let group = w.wgmma.open;
                 let major = |t: bool| if t { Major::Mn } else { Major::K };
                 let major = (major(tnsp.0), major(tnsp.1));
-                w.wgmma.queued.push(Queued { pc, group, n, input, b_input, d, c, major, scale_d, a, b });
+                w.wgmma.queued.push(Queued { pc, group, n, input, b_input, d, c, major, scale_d, sat, a, b });
                 if closes {
                     w.wgmma.open += 1;
                 }
@@ -409,7 +452,11 @@ impl Cta<'_> {
         let words = q.n / 2;
         let c: Vec<Vec<u32>> =
             (0..LANES).map(|lane| (0..words).map(|k| w.get_word(q.c.0, k, lane)).collect()).collect();
-        let d = hgmma_f32((q.input, q.b_input), &a, &b, &c, q.scale_d);
+        let d = if q.input.is_int() {
+            igmma_s32((q.input, q.b_input), &a, &b, &c, q.scale_d, q.sat)
+        } else {
+            hgmma_f32((q.input, q.b_input), &a, &b, &c, q.scale_d)
+        };
         for lane in lanes(u32::MAX) {
             for (k, &v) in d[lane].iter().enumerate() {
                 w.set_word(q.d.0, k as u32, lane, v);
@@ -525,6 +572,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// IGMMA: every byte value in A and B, both signednesses: each lane's
+    /// accumulators are the integer products summed with C, wrapping to
+    /// s32 (C near `i32::MAX` makes some wrap) or clamped with `.SAT`.
+    #[test]
+    fn igmma_sums_bytes_exactly() {
+        const K: usize = 32;
+        let byte = |r: usize, k: usize| ((r * 37 + k * 11 + 5) % 256) as u32;
+        let a: Vec<Vec<u32>> = (0..WARP_ROWS).map(|m| (0..K).map(|k| byte(m, k)).collect()).collect();
+        let b: Vec<Vec<u32>> = (0..8).map(|n| (0..K).map(|k| byte(n + 16, k)).collect()).collect();
+        let c0 = |lane: usize, i: usize| i32::MAX - 300_000 + (lane * 4 + i) as i32 * 17;
+        let c: Vec<Vec<u32>> = (0..LANES).map(|lane| (0..4).map(|i| c0(lane, i) as u32).collect()).collect();
+        let val = |t: WgmmaInput, x: u32| if t == WgmmaInput::S8 { i64::from(x as u8 as i8) } else { i64::from(x) };
+        let (s8, u8) = (WgmmaInput::S8, WgmmaInput::U8);
+        let (mut wrapped, mut clamped) = (0, 0);
+        for (ta, tb) in [(s8, s8), (u8, s8), (s8, u8), (u8, u8)] {
+            for (scale_d, sat) in [(true, false), (true, true), (false, false)] {
+                let d = igmma_s32((ta, tb), &a, &b, &c, scale_d, sat);
+                for (lane, out) in d.iter().enumerate() {
+                    for (i, &v) in out.iter().enumerate() {
+                        let (m, n) = accumulator_position(lane, i);
+                        let acc = if scale_d { i64::from(c0(lane, i)) } else { 0 };
+                        let sum = (0..K).map(|k| val(ta, a[m][k]) * val(tb, b[n][k])).sum::<i64>() + acc;
+                        let want = if sat { sum.min(i64::from(i32::MAX)) as i32 } else { sum as i32 };
+                        wrapped += usize::from(!sat && sum > i64::from(i32::MAX));
+                        clamped += usize::from(sat && sum > i64::from(i32::MAX));
+                        assert_eq!(v as i32, want, "{ta:?} x {tb:?}, sat {sat}: lane {lane} register {i}");
+                    }
+                }
+            }
+        }
+        assert!(wrapped > 0 && clamped > 0, "the inputs must make some sums overflow");
     }
 
     /// An fp8 byte's value from the formats' definitions (bias 7 / 15,

@@ -9,6 +9,7 @@
 //! | `... .m64nNk16.f32.bf16.bf16` / `.m64nNk8.f32.tf32.tf32 {d..}, da, db, p, 1, 1` | `HGMMA.64xNx16.F32.BF16` / `HGMMA.64xNx8.F32.TF32` |
 //! | `... .m64nNk16.f16.f16.f16` | `HGMMA.64xNx16.F16` (N / 4 accumulators) |
 //! | `... .m64nNk32.{f32,f16}.{e4m3,e5m2}.{e4m3,e5m2} {d..}, da, db, p, 1, 1` | `QGMMA.64xNx32.{F32,F16}.{E4M3,E5M2}.{E4M3,E5M2}` (fp8: A's type, then B's) |
+//! | `... .m64nNk32[.satfinite].s32.{s8,u8}.{s8,u8} {d..}, da, db, p` | `IGMMA.64xNx32.{S8,U8}.{S8,U8}[.SAT]` (N / 2 s32 accumulators; N of 8, 16, 24 or a multiple of 16) |
 //! | `... {d..}, {a0..a3}, db, p, 1, 1[, tb]` (A in registers) | `HGMMA.64xNxK.F32 d, a, gdesc[UR][.tnspB], d` (B's descriptor in `UR+2:UR+3`) |
 //! | scale-d the immediate 0 | `HGMMA ... d, gdesc[UR], RZ, !UPT` |
 //! | scale-d a run-time predicate `p` | `VOTEU.ANY UPn, p` ; `HGMMA ... d, gdesc[UR], d, UPn` |
@@ -51,6 +52,12 @@ enum Input {
         a_e5m2: bool,
         b_e5m2: bool,
     },
+    /// Bytes, A's and B's signedness each (`true`: s8, else u8), into
+    /// s32 accumulators.
+    Int {
+        a_signed: bool,
+        b_signed: bool,
+    },
 }
 
 impl Input {
@@ -62,6 +69,14 @@ impl Input {
             "e5m2" => Some(true),
             _ => None,
         };
+        let int = |t: &str| match t {
+            "s8" => Some(true),
+            "u8" => Some(false),
+            _ => None,
+        };
+        if let (Some(a_signed), Some(b_signed)) = (int(a), int(b)) {
+            return Some(Input::Int { a_signed, b_signed });
+        }
         match (a, b) {
             ("f16", "f16") => Some(Input::F16),
             ("bf16", "bf16") => Some(Input::Bf16),
@@ -75,13 +90,17 @@ impl Input {
         match self {
             Input::F16 | Input::Bf16 => 16,
             Input::Tf32 => 8,
-            Input::Fp8 { .. } => 32,
+            Input::Fp8 { .. } | Input::Int { .. } => 32,
         }
     }
 
-    /// `HGMMA` for the 16- and 32-bit types, `QGMMA` for fp8.
+    /// `HGMMA` for the 16- and 32-bit types, `QGMMA` for fp8, `IGMMA` for bytes.
     fn opcode(self) -> Opcode {
-        if matches!(self, Input::Fp8 { .. }) { Opcode::QGMMA } else { Opcode::HGMMA }
+        match self {
+            Input::Fp8 { .. } => Opcode::QGMMA,
+            Input::Int { .. } => Opcode::IGMMA,
+            _ => Opcode::HGMMA,
+        }
     }
 
     /// The type words after the accumulator's (binary16 has none).
@@ -92,6 +111,10 @@ impl Input {
             Input::Bf16 => vec!["BF16"],
             Input::Tf32 => vec!["TF32"],
             Input::Fp8 { a_e5m2, b_e5m2 } => vec![fp8(a_e5m2), fp8(b_e5m2)],
+            Input::Int { a_signed, b_signed } => {
+                let int = |signed: bool| if signed { "S8" } else { "U8" };
+                vec![int(a_signed), int(b_signed)]
+            }
         }
     }
 }
@@ -102,28 +125,49 @@ struct Shape {
     /// N of `m64nNkK` (8..=256, a multiple of 8).
     n: u16,
     input: Input,
-    /// f32 accumulators (else f16, two to a register).
+    /// f32 accumulators (else f16, two to a register); integer inputs
+    /// have s32 ones, one to a register, and this is true.
     f32_acc: bool,
+    /// `.satfinite` (integer inputs only): s32 results clamped.
+    satfinite: bool,
 }
 
 impl Shape {
     /// The form of `wgmma.mma_async.sync.aligned.SHAPE.DTYPE.ATYPE.BTYPE`
     /// (PTX ISA: the K of each input type; f16 accumulators with f16 and
-    /// fp8 inputs only).
+    /// fp8 inputs only; s32 ones with integer inputs, whose N is 8, 16, 24
+    /// or a multiple of 16, and which alone take `.satfinite`).
     fn parse(words: &[&str]) -> Option<Shape> {
-        let ["mma_async", "sync", "aligned", shape, dtype, atype, btype] = words else { return None };
+        let (shape, satfinite, dtype, atype, btype) = match words {
+            ["mma_async", "sync", "aligned", shape, dtype, atype, btype] => (shape, false, dtype, atype, btype),
+            ["mma_async", "sync", "aligned", shape, "satfinite", dtype, atype, btype] => {
+                (shape, true, dtype, atype, btype)
+            }
+            _ => return None,
+        };
         let (n, k) = shape.strip_prefix("m64n")?.split_once('k')?;
         let n: u16 = n.parse().ok()?;
         if n % 8 != 0 || !(8..=256).contains(&n) {
             return None;
         }
         let input = Input::parse(atype, btype)?;
+        let int = matches!(input, Input::Int { .. });
+        if int && n > 24 && n % 16 != 0 || satfinite && !int {
+            return None;
+        }
         let f32_acc = match *dtype {
-            "f32" => true,
+            "f32" if !int => true,
+            "s32" if int => true,
             "f16" if matches!(input, Input::F16 | Input::Fp8 { .. }) => false,
             _ => return None,
         };
-        (k.parse::<u16>().ok()? == input.k()).then_some(Shape { n, input, f32_acc })
+        (k.parse::<u16>().ok()? == input.k()).then_some(Shape { n, input, f32_acc, satfinite })
+    }
+
+    /// Whether the form has the `imm-scale-a`, `imm-scale-b` operands (all
+    /// but the integer ones).
+    fn scalable(self) -> bool {
+        !matches!(self.input, Input::Int { .. })
     }
 
     /// Whether the form has the `imm-trans-a`, `imm-trans-b` operands
@@ -137,11 +181,20 @@ impl Shape {
         usize::from(self.n) / if self.f32_acc { 2 } else { 4 }
     }
 
-    /// The modifiers: `64xNxK`, the accumulator type, the input types.
+    /// The modifiers: `64xNxK`, the accumulator type (none for IGMMA's
+    /// s32), the input types, `SAT`.
     fn mods(self) -> Vec<String> {
-        let acc = if self.f32_acc { "F32" } else { "F16" };
+        let acc = match (self.input, self.f32_acc) {
+            (Input::Int { .. }, _) => None,
+            (_, true) => Some("F32"),
+            (_, false) => Some("F16"),
+        };
         let shape = format!("64x{}x{}", self.n, self.input.k());
-        [shape, acc.to_string()].into_iter().chain(self.input.words().into_iter().map(str::to_string)).collect()
+        std::iter::once(shape)
+            .chain(acc.map(str::to_string))
+            .chain(self.input.words().into_iter().map(str::to_string))
+            .chain(self.satfinite.then(|| "SAT".to_string()))
+            .collect()
     }
 }
 
@@ -193,7 +246,9 @@ fn mma_async(cx: &mut Lowerer<'_>, inst: &Instruction, shape: Shape) -> Lowered 
         _ => None,
     };
     let layout = match (shape.transposable(), a_in_regs, &imms[..]) {
-        (false, _, [Some(1), Some(1)]) => None,
+        (false, _, []) if !shape.scalable() => None,
+        (false, _, [Some(1), Some(1)]) if shape.scalable() => None,
+        (false, _, _) if !shape.scalable() => return Err(unsupported(inst)),
         (true, false, [Some(1), Some(1), ta, tb]) => match (trans(ta), trans(tb)) {
             (Some(ta), Some(tb)) => Layout::transposed(ta, tb),
             _ => return Err(unsupported(inst)),
