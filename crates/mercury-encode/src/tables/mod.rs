@@ -20,6 +20,7 @@ pub(crate) mod sm89;
 pub(crate) mod sm90;
 pub(crate) mod sm90_derived;
 pub(crate) mod sweep15_probed;
+pub(crate) mod sweep16_probed;
 pub(crate) mod unseen15_probed;
 
 /// Special registers that no corpus cubin reads, numbered from NVIDIA's
