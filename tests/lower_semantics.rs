@@ -3383,6 +3383,26 @@ fn sweep15_forms_match_nvidia() {
     matches_nvidia("sweep15", n as u32, args, 1, 48, |t| format!("{:#x?}", &input[4 * t..4 * t + 4]));
 }
 
+/// `tests/ptx/sweep16.ptx` (sm_90): the forms session 16 lowered from the
+/// ISA sweep (`add`/`min`/`max[.relu]` of `.u16x2`/`.s16x2`, guarded too;
+/// `%clusterid`, `%cluster_ctaid` and `%is_explicit_cluster` in clusters
+/// of 2 x 3 x 1 CTAs on a 4 x 6 x 2 grid).
+#[test]
+fn sweep16_forms_match_nvidia() {
+    let Some(oracle) = nv_oracle::Oracle::for_test("sweep16") else { return };
+    let (grid, block) = ([4, 6, 2], [32, 1, 1]);
+    let n = 4 * 6 * 2 * 32;
+    let input = int_edge_records(n);
+    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 96 * n])];
+    let want = run_nvidia(&oracle, "sweep16", 90, grid, block, &args()).swap_remove(1);
+    for (stage, module) in ["lowered", "final"].iter().zip(test_stages("sweep16", 90)) {
+        let got = run(&module, "sweep16", grid, block, &args()).swap_remove(1);
+        for (t, (g, w)) in got.chunks(96).zip(want.chunks(96)).enumerate() {
+            assert_eq!(g, w, "sweep16 sm_90 {stage}: thread {t} ({:#x?})", &input[4 * t..4 * t + 4]);
+        }
+    }
+}
+
 /// `tests/ptx/int_sat.ptx` against the PTX ISA's definitions (NVIDIA's
 /// cubin uses a `PLOP3` form our decoder does not read yet).
 #[test]

@@ -300,6 +300,7 @@ impl Tables {
             all.extend_from_slice(crate::tables::lead16_probed::forms(sm));
             all.extend_from_slice(crate::tables::unseen16_probed::forms(sm));
             all.extend_from_slice(crate::tables::igmma16_probed::forms(sm));
+            all.extend_from_slice(crate::tables::sweep16_probed::forms(sm));
         }
         // Built once per SM family and kept for the life of the process.
         let forms: &'static [Form] = Box::leak(all.into_boxed_slice());

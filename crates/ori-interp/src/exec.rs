@@ -413,6 +413,20 @@ impl Cta<'_> {
             Kind::Imnmx { signed, wide: false } => {
                 (int::imnmx(u64::from(u(0)?), u64::from(u(1)?), self.p_in(w, step, 2, lane)?, signed, false), no)
             }
+            Kind::ImnmxRelu { signed } => {
+                let m = int::imnmx(u64::from(u(0)?), u64::from(u(1)?), self.p_in(w, step, 2, lane)?, signed, false);
+                (if (m as u32 as i32) < 0 { 0 } else { m }, no)
+            }
+            Kind::Vimnmx16x2 { signed, relu } => {
+                let (a, b, min) = (u(0)?, u(1)?, self.p_in(w, step, 2, lane)?);
+                let half = |k: u32| {
+                    let (x, y) = ((a >> k) as u16, (b >> k) as u16);
+                    let less = if signed { (x as i16) < (y as i16) } else { x < y };
+                    let m = if less == min { x } else { y };
+                    if relu && (m as i16) < 0 { 0 } else { m }
+                };
+                (u64::from(half(0)) | u64::from(half(16)) << 16, no)
+            }
             Kind::Imnmx { signed, wide: true } => {
                 let (a, b) = (self.int64_in(w, step, 0, lane)? as u64, self.int64_in(w, step, 1, lane)? as u64);
                 (int::imnmx(a, b, self.p_in(w, step, 2, lane)?, signed, true), no)

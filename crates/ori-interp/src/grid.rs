@@ -28,7 +28,7 @@ const AGGR_SMEM_LIMIT: u32 = 228 * 1024;
 /// dynamic shared memory size, the grid's number, the cluster shape
 /// (`cluster` CTAs a cluster, the grid's clusters, the CTAs of one), the
 /// stack top, the parameters at the parameter base.
-fn bank0(sm: u32, launch: &Launch, cluster: [u32; 3]) -> Vec<u8> {
+fn bank0(sm: u32, launch: &Launch, cluster: [u32; 3], explicit: bool) -> Vec<u8> {
     let target = target(sm);
     let base = target.param_base as usize;
     let at = target.launch_bank;
@@ -51,6 +51,13 @@ fn bank0(sm: u32, launch: &Launch, cluster: [u32; 3]) -> Vec<u8> {
             put(c.nclusterid + 4 * k as i32, launch.grid[k] / cluster[k].max(1));
         }
         put(c.nctarank, cluster.iter().product());
+        // Not measured (no GPU): 1 for a function with a cluster shape of
+        // its own, the binary32 reciprocals rounded to nearest (what
+        // NVIDIA's `%clusterid.y`/`.z` multiply by).
+        put(c.explicit, u32::from(explicit));
+        for k in 1..3 {
+            put(c.rcp_nctaid_y + 4 * (k as i32 - 1), (1.0f32 / cluster[k].max(1) as f32).to_bits());
+        }
     }
     // `%total_smem_size` leaves the reserve out; `%aggr_smem_size` is
     // bounded by a driver word whose value was not measured: the
@@ -81,7 +88,7 @@ pub fn run_grid(
     global: &mut Global,
 ) -> Result<Stats, Error> {
     let cluster = func.attrs.cluster_dims.unwrap_or([1, 1, 1]);
-    let mut banks = vec![bank0(sm, launch, cluster)];
+    let mut banks = vec![bank0(sm, launch, cluster, func.attrs.cluster_dims.is_some())];
     for (n, bytes) in &launch.banks {
         let n = usize::from(*n);
         if banks.len() <= n {

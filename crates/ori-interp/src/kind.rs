@@ -145,6 +145,18 @@ pub enum Kind {
     /// `VIADD.16x2 a, b`: two 16-bit adds, one per half (NVIDIA's sm_90
     /// code for `__vadd2`).
     Viadd16x2,
+    /// `VIMNMX.{U16x2,S16x2}[.RELU] a, b, p`: the minimum (`p` true) or
+    /// maximum of each 16-bit half apart; `.RELU` clamps each signed half
+    /// at zero (NVIDIA's sm_90 `min`/`max[.relu]` of `.u16x2`/`.s16x2`).
+    Vimnmx16x2 {
+        signed: bool,
+        relu: bool,
+    },
+    /// `VIMNMX[.U32].RELU a, b, p`: the 32-bit minimum or maximum, then
+    /// negative results (read as signed) are zero (`min.relu.s32`).
+    ImnmxRelu {
+        signed: bool,
+    },
     /// `QSPC.E.{G,S,L} p, RZ, [a]`: whether generic address `a` lies in
     /// that state space (`isspacep`).
     Qspc(Space),
@@ -928,6 +940,8 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             }
             _ => Kind::Unsupported,
         },
+        "VIMNMX" if m("U16x2") || m("S16x2") => Kind::Vimnmx16x2 { signed: m("S16x2"), relu: m("RELU") },
+        "IMNMX" | "VIMNMX" if m("RELU") && !m("U64") && !m("S64") => Kind::ImnmxRelu { signed: !m("U32") },
         "IMNMX" | "VIMNMX" => Kind::Imnmx { signed: !m("U32") && !m("U64"), wide: m("U64") || m("S64") },
         "IABS" => Kind::Iabs,
         "BREV" => Kind::Brev,

@@ -344,6 +344,13 @@ pub struct ClusterBank {
     pub nclusterid: i32,
     /// `%cluster_nctarank`, CTAs in a cluster.
     pub nctarank: i32,
+    /// The word that is 1 for a launch with an explicit cluster shape
+    /// (NVIDIA's `%is_explicit_cluster` is `c[0x0][0x140] == 1`).
+    pub explicit: i32,
+    /// The binary32 reciprocal of `%cluster_nctaid.y` (`.z` follows):
+    /// NVIDIA's `%clusterid.y` is `%ctaid.y` times it, truncated
+    /// (`.x` is a full division by `%cluster_nctaid.x`).
+    pub rcp_nctaid_y: i32,
 }
 
 /// Everything a pass needs to know about the target.
@@ -544,7 +551,13 @@ const HOPPER: Target = Target {
     isa: HOPPER_ISA,
     features: Features { fp8_mma: Fp8Mma::ViaF16, clusters: true, ..ADA.features },
     launch_bank: LaunchBank {
-        cluster: Some(ClusterBank { nctaid: 0x144, nclusterid: 0x15c, nctarank: 0x188 }),
+        cluster: Some(ClusterBank {
+            nctaid: 0x144,
+            nclusterid: 0x15c,
+            nctarank: 0x188,
+            explicit: 0x140,
+            rcp_nctaid_y: 0x154,
+        }),
         ..ADA.launch_bank
     },
     ..ADA

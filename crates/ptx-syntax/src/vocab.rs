@@ -42,6 +42,11 @@ vocab! {
         E2m3x2 = "e2m3x2", E3m2x2 = "e3m2x2", E2m1x2 = "e2m1x2", Ue8m0x2 = "ue8m0x2",
         E4m3x4 = "e4m3x4", E5m2x4 = "e5m2x4", E2m1x4 = "e2m1x4", E2m3x4 = "e2m3x4", E3m2x4 = "e3m2x4",
         S2f6x2 = "s2f6x2", F32x2 = "f32x2",
+        /// Two 16-bit integers in one 32-bit register (sm_90's packed
+        /// `add`/`min`/`max`).
+        U16x2 = "u16x2",
+        /// Two signed 16-bit integers in one 32-bit register.
+        S16x2 = "s16x2",
         U4 = "u4", S4 = "s4", B1 = "b1", E2m1 = "e2m1", E2m3 = "e2m3", E3m2 = "e3m2", Ue8m0 = "ue8m0", Ue4m3 = "ue4m3",
     }
 }
@@ -57,7 +62,7 @@ impl ScalarType {
             B8 | U8 | S8 | E4m3 | E5m2 => 8,
             B16 | U16 | S16 | F16 | Bf16 | E4m3x2 | E5m2x2 | E2m3x2 | E3m2x2 | Ue8m0x2 | S2f6x2 => 16,
             E2m1x2 => 8,
-            B32 | U32 | S32 | F32 | F16x2 | Bf16x2 | Tf32 | E4m3x4 | E5m2x4 | E2m3x4 | E3m2x4 => 32,
+            B32 | U32 | S32 | F32 | F16x2 | Bf16x2 | U16x2 | S16x2 | Tf32 | E4m3x4 | E5m2x4 | E2m3x4 | E3m2x4 => 32,
             E2m1x4 => 16,
             B64 | U64 | S64 | F64 | F32x2 => 64,
             B128 => 128,
@@ -68,6 +73,14 @@ impl ScalarType {
     pub fn is_float(self) -> bool {
         use ScalarType::*;
         !matches!(self, Pred | B1 | B8 | B16 | B32 | B64 | B128 | U4 | U8 | U16 | U32 | U64 | S4 | S8 | S16 | S32 | S64)
+            && !self.is_packed_int()
+    }
+
+    /// True for the packed 16-bit integer pairs (`.u16x2`, `.s16x2`): no
+    /// immediates, and only `.b32` registers hold them (ptxas 13.5 calls a
+    /// `.u32` register or a literal an argument mismatch).
+    pub fn is_packed_int(self) -> bool {
+        matches!(self, ScalarType::U16x2 | ScalarType::S16x2)
     }
 }
 

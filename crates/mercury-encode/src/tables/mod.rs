@@ -22,6 +22,7 @@ pub(crate) mod sm90;
 pub(crate) mod sm90_derived;
 pub(crate) mod sweep15_probed;
 pub(crate) mod lead16_probed;
+pub(crate) mod sweep16_probed;
 pub(crate) mod unseen15_probed;
 pub(crate) mod unseen16_probed;
 

@@ -19,6 +19,9 @@ const LUT_NOT_B: i64 = 0x33;
 pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<WideProduct>> {
     let ty = ty(inst)?;
     let op = inst.opcode.name.as_str();
+    if ty.is_packed_int() {
+        return packed16x2(cx, inst, ty).map(|()| None);
+    }
     if ty.bits() == 64 {
         // Address arithmetic on a `mul.wide` product folds into one
         // `IMAD.WIDE`; the rest works on the words of the pairs.
@@ -180,6 +183,32 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction) -> Lowered<Option<
         _ => return Err(unsupported(inst)),
     }
     Ok(None)
+}
+
+/// `add`/`min`/`max[.relu]` of `.u16x2`/`.s16x2` (sm_90; ptx-syntax
+/// refuses them earlier and every other operation): NVIDIA's
+/// `VIADD.16x2 d, a, b` and `VIMNMX.{U16x2,S16x2}[.RELU] d, a, b, PT`
+/// (`!PT` the maximum), registers only (ptxas 13.5, sm_90 and sm_100a).
+fn packed16x2(cx: &mut Lowerer<'_>, inst: &Instruction, ty: ScalarType) -> Lowered {
+    let op = inst.opcode.name.as_str();
+    let relu = inst.has("relu");
+    if cx.target.isa.int_minmax != Opcode::VIMNMX || inst.modifiers.len() != 1 + usize::from(relu) {
+        return Err(unsupported(inst));
+    }
+    let d = dst(cx, inst, 0)?;
+    let (a, b) = (src(cx, inst, 1, ty)?, src(cx, inst, 2, ty)?);
+    let span = inst.span;
+    match op {
+        "add" if !relu => cx.emit(Opcode::VIADD, &["16x2"], vec![d.into()], vec![a, b], span),
+        "min" | "max" => {
+            let pick_min = Operand::reg(Reg::PT);
+            let pick = if op == "min" { pick_min } else { pick_min.inverted() };
+            let lanes = if ty == ScalarType::S16x2 { "S16x2" } else { "U16x2" };
+            let mods: &[&str] = if relu { &[lanes, "RELU"] } else { &[lanes] };
+            cx.emit(Opcode::VIMNMX, mods, vec![d.into()], vec![a, b, pick], span)
+        }
+        _ => Err(unsupported(inst)),
+    }
 }
 
 fn lop3(cx: &mut Lowerer<'_>, d: Reg, a: Operand, b: Operand, lut: i64, span: ptx_syntax::Span) -> Lowered {

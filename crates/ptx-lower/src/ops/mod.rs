@@ -207,7 +207,8 @@ pub(crate) fn expr(cx: &mut Lowerer<'_>, e: &Expr, ty: ScalarType) -> Option<Low
             read_reg(cx, r.name.as_str(), r.span).map(Operand::reg)
         }
         ExprKind::Name(r, component) => {
-            let t = cx.temp(RegFile::R, 1);
+            // `%is_explicit_cluster` is a predicate.
+            let t = cx.temp(if ty == ScalarType::Pred { RegFile::P } else { RegFile::R }, 1);
             special(cx, r.name.as_str(), component.as_ref().map(|c| c.as_str()), t, e.span).map(|()| t.into())
         }
         ExprKind::Int { value, .. } => Ok(int_imm(*value, ty)?),
@@ -356,6 +357,15 @@ pub(crate) fn special(
                 _ => c.nctarank,
             };
             (bank_read, Operand::cbank(0, at))
+        }
+        "%clusterid" | "%cluster_ctaid" if let Some(c) = cx.target.launch_bank.cluster => {
+            return cluster::index(cx, name == "%clusterid", axis, c, dst, span);
+        }
+        "%is_explicit_cluster"
+            if dst.file == RegFile::P
+                && let Some(c) = cx.target.launch_bank.cluster =>
+        {
+            return cluster::is_explicit(cx, c, dst, span);
         }
         "%ntid" => (bank_read, Operand::cbank(0, cx.target.launch_bank.ntid + 4 * axis as i32)),
         "%nctaid" => (bank_read, Operand::cbank(0, cx.target.launch_bank.nctaid + 4 * axis as i32)),

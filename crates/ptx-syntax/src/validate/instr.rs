@@ -156,6 +156,9 @@ impl Checker<'_> {
             return;
         };
         let modifiers_ok = self.modifiers(inst, spec);
+        if self.mixed_precision(inst) {
+            return;
+        }
         let ntypes = inst.types().count();
         if modifiers_ok && !(spec.types.0 as usize..=spec.types.1 as usize).contains(&ntypes) {
             self.error(inst.span, format!("Unexpected instruction types specified for '{}'", display_name(inst)));
@@ -597,7 +600,7 @@ impl Checker<'_> {
                     }
                 },
             },
-            ExprKind::Int { .. } => (!ty.is_float() || ty == ScalarType::Pred).into(),
+            ExprKind::Int { .. } => ((!ty.is_float() || ty == ScalarType::Pred) && !ty.is_packed_int()).into(),
             ExprKind::Float(lit) => float_fits(lit, ty).into(),
             ExprKind::Unary(UnaryOp::Neg, inner) => self.fits_type(inner, Some(ty), mov),
             // `mov` packs or unpacks a `.bN` value whole: the elements fill it.

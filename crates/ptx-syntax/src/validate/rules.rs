@@ -232,6 +232,63 @@ impl Checker<'_> {
         }
     }
 
+    /// `add`/`sub`/`fma` of a half source into a binary32 result
+    /// (`add.rn.f32.f16 d, a, c`, PTX 8.6): ptxas 13.5 names the pair as an
+    /// sm_100 feature below sm_100 and says nothing else of the
+    /// instruction. True when the instruction is such a form (checked no
+    /// further; from sm_100 ours does not lower it yet).
+    pub(super) fn mixed_precision(&mut self, inst: &Instruction) -> bool {
+        let op = inst.opcode.name.as_str();
+        if !matches!(op, "add" | "sub" | "fma") {
+            return false;
+        }
+        let mut types = inst.types();
+        let (Some(ScalarType::F32), Some(half @ (ScalarType::F16 | ScalarType::Bf16)), None) =
+            (types.next(), types.next(), types.next())
+        else {
+            return false;
+        };
+        if self.sm.is_some_and(|sm| sm.number < 100) {
+            self.report(inst.span, format!("Feature '{op}.f32.{}' requires .target sm_100 or higher", half.name()));
+        }
+        true
+    }
+
+    /// `.u16x2`/`.s16x2` (ptxas 13.5): only `add`, `min` and `max` take
+    /// them, from sm_90 (named after `.relu`'s own target and type
+    /// complaints: `.relu` is signed only); `add.sat` of them is no
+    /// target's (sm_75 to sm_120 measured).
+    fn packed_int(&mut self, inst: &Instruction, op: &str, types: &[ScalarType], packed: ScalarType) {
+        let span = inst.span;
+        if !matches!(op, "add" | "min" | "max") || types.len() != 1 {
+            self.report(span, format!("Unexpected instruction types specified for '{}'", display_name(inst)));
+            return;
+        }
+        // Float modifiers, each named (the order written).
+        for m in &inst.modifiers {
+            if matches!(m.name.as_str(), "ftz" | "xorsign" | "abs" | "NaN") {
+                self.report(span, format!("Illegal modifier '.{}' for instruction '{op}'", m.name.as_str()));
+            }
+        }
+        let before_sm90 = self.sm.filter(|sm| sm.number < 90);
+        let relu = inst.has("relu") && op != "add";
+        if relu && before_sm90.is_some() {
+            self.report(span, format!("Feature '{op}.relu' requires .target sm_90 or higher"));
+        }
+        if relu && packed == ScalarType::U16x2 {
+            self.report(span, format!("Illegal modifier '.relu' for instruction '{op}' with type '.u16x2'"));
+        }
+        if before_sm90.is_some() {
+            self.report(span, format!("Feature '{op}.{}' requires .target sm_90 or higher", packed.name()));
+        }
+        if op == "add"
+            && inst.has("sat")
+            && let Some(sm) = self.sm
+        {
+            self.report(span, format!("Feature 'add.sat' not supported on .target '{sm}'"));
+        }
+    }
+
     /// Runs every rule that applies to `inst`.
     pub(super) fn family_rules(&mut self, inst: &Instruction) {
         let op = inst.opcode.name.as_str();
@@ -251,6 +308,10 @@ impl Checker<'_> {
             _ => None,
         });
         let span = inst.span;
+        if let Some(packed) = types.iter().copied().find(|t| t.is_packed_int()) {
+            self.packed_int(inst, op, types, packed);
+            return;
+        }
         self.sm90_features(inst, op, types);
         match (op, types) {
             (_, [t]) if ARITHMETIC.contains(&op) && is_int(*t) && rounding.is_some() => {

@@ -105,7 +105,8 @@ pub enum Kind {
     Bits,
     /// `.uN`, `.sN`.
     Int,
-    /// Every float and packed-float type.
+    /// Every float and packed-float type, and the packed integer pairs
+    /// (`.u16x2`/`.s16x2` take only `.b32` registers, as `.f16x2` does).
     Float,
     /// `.pred`.
     Pred,
