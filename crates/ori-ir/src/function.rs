@@ -164,6 +164,13 @@ const REGISTER_FILE: u32 = 65536;
 /// Per-thread registers are handed out in blocks of this many.
 const REGISTER_GRANULE: u32 = 8;
 
+/// The registers per thread an SM sets aside for a function reporting
+/// `regs`: whole granules, so counts within one granule cost the same
+/// occupancy.
+pub fn allocated_registers(regs: u32) -> u32 {
+    regs.div_ceil(REGISTER_GRANULE) * REGISTER_GRANULE
+}
+
 /// Threads of a warp; CTAs occupy whole warps.
 const WARP: u32 = 32;
 

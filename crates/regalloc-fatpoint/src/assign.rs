@@ -41,6 +41,9 @@ pub(crate) enum Order {
     /// later pair needs (first-fit's fragmentation when many chains of
     /// singles and 64-bit addresses are live together).
     Split(u32),
+    /// The split order whose tuples may also move values two levels deep
+    /// to find an aligned block (`evict_singles`).
+    SplitDeep(u32),
 }
 
 /// The outcome of one attempt.
@@ -90,7 +93,7 @@ pub(crate) fn assign(
         occ.taken(&info.ranges, &mut mask);
         let (width, step, mut limit) = (info.width, alignment(info.width), limits[file.index()]);
         let split = match order {
-            Order::Split(ceiling) if file == RegFile::R => {
+            Order::Split(ceiling) | Order::SplitDeep(ceiling) if file == RegFile::R => {
                 limit = limit.min(ceiling);
                 true
             }
@@ -106,7 +109,9 @@ pub(crate) fn assign(
             if split && width > 1 {
                 let reserved = |first: u32| (first..first + u32::from(width)).any(|n| ABI.is_reserved(file, n));
                 let ctx = Evict { lr, limit, placed_at: &mut placed_at, first: &mut out.first, reserved: &reserved };
-                if let Some((first, top)) = evict_singles(ctx, occ, bit) {
+                let levels = if matches!(order, Order::SplitDeep(_)) { 2 } else { 1 };
+                let ev = evict_singles(ctx, occ, bit, levels);
+                if let Some((first, top)) = ev {
                     out.first[bit] = Some(first);
                     let used = &mut out.used[file.index()];
                     *used = (*used).max(first + u32::from(width)).max(top);
@@ -176,79 +181,170 @@ struct Evict<'a> {
 }
 
 /// Places tuple `bit`, which found no free aligned block below the
-/// limit, by moving the singles that block one elsewhere: in the split
+/// limit, by moving the values that block one elsewhere: in the split
 /// order singles die in any order and leave one-register holes beside
-/// live ones, where an aligned block is often only one single away.
-/// Tries the blocks needing the fewest moves first; each moved single
-/// must find a register free over its whole range (one level: nothing
-/// else moves for it). Returns the block's first register and one past
-/// the highest register a moved single took, with the occupancy and
-/// `placed_at` updated, or `None` with nothing changed.
-fn evict_singles(ctx: Evict<'_>, occ: &mut Occupancy, bit: usize) -> Option<(u32, u32)> {
+/// live ones, where an aligned block is often only one single away; where
+/// no block is only singles away, a pair or quad in the way is moved to
+/// another aligned block free over its whole range (the roomy schedule's
+/// many 64-bit addresses, docs/sched.md). Blocks needing only singles
+/// moved are tried first, then those needing the fewest moves; each moved
+/// value takes a place free over its whole range (a single the highest
+/// free register, a tuple the lowest free aligned block, as the split
+/// order places them). Only when no block works so and `levels` is 2 is
+/// a second level tried: a moved value that finds no free place may
+/// itself move the values in its way, each of those to a free place. Returns the block's
+/// first register and one past the highest register a moved value took,
+/// with the occupancy, `placed_at` and `first` updated, or `None` with
+/// nothing changed.
+fn evict_singles(ctx: Evict<'_>, occ: &mut Occupancy, bit: usize, levels: u32) -> Option<(u32, u32)> {
     let Evict { lr, limit, placed_at, first: firsts, reserved } = ctx;
     let info = &lr.vregs[bit];
     let (width, step) = (u32::from(info.width), alignment(info.width));
-    let mut candidates: Vec<(usize, u32, Vec<usize>)> = Vec::new();
+    // (moves tuples, values moved, block)
+    let mut candidates: Vec<(bool, usize, u32)> = Vec::new();
+    let mut moves = Moves { lr, limit, occ, placed_at, firsts, log: Vec::new(), pinned: vec![bit] };
     for block in (0..limit).step_by(step as usize) {
         if block + width > limit || reserved(block) {
             continue;
         }
-        let movers: Vec<usize> = (block..block + width)
-            .flat_map(|n| placed_at[n as usize].iter().copied())
-            .filter(|&o| overlaps(&lr.vregs[o].ranges, &info.ranges))
-            .collect();
-        if movers.iter().all(|&o| lr.vregs[o].width == 1) && !movers.is_empty() {
-            candidates.push((movers.len(), block, movers));
+        let movers = moves.occupants(bit, block);
+        let tuples = movers.iter().any(|&o| lr.vregs[o].width > 1);
+        if !movers.is_empty() {
+            candidates.push((tuples, movers.len(), block));
         }
     }
-    candidates.sort_by_key(|c| (c.0, c.1));
-    let mut mask = vec![0u64; occ.words()];
-    for (_, block, movers) in candidates {
-        for &o in &movers {
-            occ.release(&lr.vregs[o].ranges, firsts[o].expect("placed"), 1);
-        }
-        occ.taken(&info.ranges, &mut mask);
-        if !is_free(&mask, block, info.width) {
-            // Something else (a physical register) holds the block.
-            for &o in &movers {
-                occ.take(&lr.vregs[o].ranges, firsts[o].expect("placed"), 1);
+    candidates.sort_unstable();
+    for depth in 0..levels {
+        for &(_, _, block) in &candidates {
+            if moves.put(bit, block, depth) {
+                let top = moves.log.iter().filter_map(|m| Some(m.2? + u32::from(lr.vregs[m.0].width))).max();
+                return Some((block, top.unwrap_or(0)));
             }
-            continue;
+            debug_assert!(moves.log.is_empty());
         }
-        occ.take(&info.ranges, block, info.width);
-        let mut moved: Vec<(usize, u32)> = Vec::new();
-        for &o in &movers {
-            occ.taken(&lr.vregs[o].ranges, &mut mask);
-            let to = (0..limit).rev().find(|&n| is_free(&mask, n, 1) && !reserved_single(n));
-            match to {
-                Some(n) => {
-                    occ.take(&lr.vregs[o].ranges, n, 1);
-                    moved.push((o, n));
-                }
-                None => break,
-            }
-        }
-        if moved.len() < movers.len() {
-            for &(o, n) in &moved {
-                occ.release(&lr.vregs[o].ranges, n, 1);
-            }
-            occ.release(&info.ranges, block, info.width);
-            for &o in &movers {
-                occ.take(&lr.vregs[o].ranges, firsts[o].expect("placed"), 1);
-            }
-            continue;
-        }
-        let top = moved.iter().map(|&(_, n)| n + 1).max().unwrap_or(0);
-        for (o, n) in moved {
-            let old = firsts[o].expect("placed");
-            placed_at[old as usize].retain(|&x| x != o);
-            placed_at[n as usize].push(o);
-            firsts[o] = Some(n);
-        }
-        placed_at[block as usize].push(bit);
-        return Some((block, top));
     }
     None
+}
+
+/// The values moved while [`evict_singles`] tries a block, undone when it
+/// fails.
+struct Moves<'a, 'b> {
+    lr: &'a LiveRanges,
+    limit: u32,
+    occ: &'b mut Occupancy,
+    placed_at: &'b mut Vec<Vec<usize>>,
+    firsts: &'b mut Vec<Option<u32>>,
+    /// (value, where it was, where it is): in the order done.
+    log: Vec<(usize, Option<u32>, Option<u32>)>,
+    /// Values placed by the move in progress, which no deeper move may
+    /// lift again.
+    pinned: Vec<usize>,
+}
+
+impl Moves<'_, '_> {
+    /// The values placed in registers `block..` (as wide as `v`) whose
+    /// ranges meet `v`'s.
+    fn occupants(&self, v: usize, block: u32) -> Vec<usize> {
+        let width = u32::from(self.lr.vregs[v].width);
+        (block..(block + width).min(self.limit))
+            .flat_map(|n| self.placed_at[n as usize].iter().copied())
+            .filter(|&o| o != v && overlaps(&self.lr.vregs[o].ranges, &self.lr.vregs[v].ranges))
+            .collect()
+    }
+
+    /// Moves `v` to `to` (`None`: lifts it), logged.
+    fn shift(&mut self, v: usize, to: Option<u32>) {
+        let (ranges, width) = (&self.lr.vregs[v].ranges, self.lr.vregs[v].width);
+        let from = self.firsts[v];
+        if let Some(old) = from {
+            self.occ.release(ranges, old, width);
+            self.placed_at[old as usize].retain(|&x| x != v);
+        }
+        if let Some(new) = to {
+            self.occ.take(ranges, new, width);
+            self.placed_at[new as usize].push(v);
+        }
+        self.firsts[v] = to;
+        self.log.push((v, from, to));
+    }
+
+    /// Undoes the log back to `mark` entries.
+    fn undo(&mut self, mark: usize) {
+        while self.log.len() > mark {
+            let Some((v, from, to)) = self.log.pop() else { break };
+            let (ranges, width) = (&self.lr.vregs[v].ranges, self.lr.vregs[v].width);
+            if let Some(new) = to {
+                self.occ.release(ranges, new, width);
+                self.placed_at[new as usize].retain(|&x| x != v);
+            }
+            if let Some(old) = from {
+                self.occ.take(ranges, old, width);
+                self.placed_at[old as usize].push(v);
+            }
+            self.firsts[v] = from;
+        }
+    }
+
+    /// True when `v` may start at `n`: below the limit, clear of the
+    /// reserved registers, aligned.
+    fn allowed(&self, v: usize, n: u32) -> bool {
+        let w = self.lr.vregs[v].width;
+        n.is_multiple_of(alignment(w)) && n + u32::from(w) <= self.limit && !(n..n + u32::from(w)).any(reserved_single)
+    }
+
+    /// Places `v` at `block`, lifting the values there and moving each to
+    /// a free place, or (`depth` above 0) to a place freed by moving the
+    /// values there in turn. False with everything undone when that
+    /// fails.
+    fn put(&mut self, v: usize, block: u32, depth: u32) -> bool {
+        let mark = self.log.len();
+        let movers = self.occupants(v, block);
+        if movers.iter().any(|m| self.pinned.contains(m)) {
+            return false;
+        }
+        for &m in &movers {
+            self.shift(m, None);
+        }
+        let mut mask = vec![0u64; self.occ.words()];
+        let (ranges, width) = (&self.lr.vregs[v].ranges, self.lr.vregs[v].width);
+        self.occ.taken(ranges, &mut mask);
+        if !is_free(&mask, block, width) {
+            // Something else (a physical register) holds the block.
+            self.undo(mark);
+            return false;
+        }
+        self.shift(v, Some(block));
+        let pinned = self.pinned.len();
+        self.pinned.push(v);
+        for &m in &movers {
+            if !self.relocate(m, depth) {
+                self.pinned.truncate(pinned);
+                self.undo(mark);
+                return false;
+            }
+        }
+        self.pinned.truncate(pinned);
+        true
+    }
+
+    /// Finds lifted `m` a place: a free one first (a single the highest,
+    /// a tuple the lowest), else, `depth` above 0, one whose values can
+    /// move.
+    fn relocate(&mut self, m: usize, depth: u32) -> bool {
+        let (ranges, w) = (&self.lr.vregs[m].ranges, self.lr.vregs[m].width);
+        let mut mask = vec![0u64; self.occ.words()];
+        self.occ.taken(ranges, &mut mask);
+        let places: Vec<u32> = if w == 1 {
+            (0..self.limit).rev().filter(|&n| self.allowed(m, n)).collect()
+        } else {
+            (0..self.limit).step_by(alignment(w) as usize).filter(|&n| self.allowed(m, n)).collect()
+        };
+        if let Some(&n) = places.iter().find(|&&n| is_free(&mask, n, w)) {
+            self.shift(m, Some(n));
+            return true;
+        }
+        depth > 0 && places.into_iter().any(|n| self.put(m, n, depth - 1))
+    }
 }
 
 /// True for an R register no value may take.
@@ -279,7 +375,9 @@ fn snug(
 fn sorted(lr: &LiveRanges, order: Order, temps: &FixedBitSet) -> Vec<usize> {
     let mut bits: Vec<usize> = (0..lr.vregs.len()).filter(|&b| lr.vregs[b].width > 0).collect();
     match order {
-        Order::Definition | Order::Split(_) => bits.sort_by_key(|&b| (lr.vregs[b].ranges.first().map(|r| r.start), b)),
+        Order::Definition | Order::Split(_) | Order::SplitDeep(_) => {
+            bits.sort_by_key(|&b| (lr.vregs[b].ranges.first().map(|r| r.start), b))
+        }
         Order::WideFirst => bits
             .sort_by_key(|&b| (std::cmp::Reverse(lr.vregs[b].width), lr.vregs[b].ranges.first().map(|r| r.start), b)),
         Order::Priority => {

@@ -503,28 +503,16 @@ impl RegionGraph {
     /// One list schedule under `cap` (indices into the region), from the
     /// top or, `reverse`, from the bottom.
     fn schedule(&self, region: &Region, widths: &Widths, cap: Words, reverse: bool) -> Vec<usize> {
-        let mut tracker: Box<dyn Pressure + '_> =
-            if reverse { Box::new(self.up(region, widths)) } else { Box::new(self.down(region, widths)) };
-        let (preds, succs, height) = if reverse {
-            (&self.dag.succs, &self.dag.preds, &self.depth)
-        } else {
-            (&self.dag.preds, &self.dag.succs, &self.height)
-        };
+        let mut walk = Walk::new(self, region, widths, reverse);
         // Original order first: the earlier going down, the later going up.
         let position = |i: usize| if reverse { usize::MAX - i } else { i };
-        let n = height.len();
-        let mut missing: Vec<usize> = preds.iter().map(Vec::len).collect();
-        let mut ready_at = vec![0u32; n];
-        let mut available: Vec<usize> = (0..n).filter(|&i| missing[i] == 0).collect();
-        let mut order = Vec::with_capacity(n);
-        let mut cycle = 0u32;
-        while !available.is_empty() {
-            let earliest = available.iter().map(|&i| ready_at[i]).min().unwrap_or(cycle);
-            cycle = cycle.max(earliest);
+        while !walk.available.is_empty() {
+            walk.advance();
+            let Walk { tracker, succs, height, missing, ready_at, available, cycle, .. } = &walk;
             let latency_pick = available
                 .iter()
                 .copied()
-                .filter(|&i| ready_at[i] <= cycle)
+                .filter(|&i| ready_at[i] <= *cycle)
                 .max_by_key(|&i| (height[i], std::cmp::Reverse(position(i))))
                 .unwrap_or(available[0]);
             let words = tracker.words();
@@ -551,19 +539,83 @@ impl RegionGraph {
                     })
                     .unwrap_or(latency_pick)
             };
-            available.retain(|&i| i != pick);
-            tracker.place(pick);
-            order.push(pick);
-            cycle = cycle.max(ready_at[pick]);
-            for &(j, lat) in &succs[pick] {
-                ready_at[j] = ready_at[j].max(cycle + u32::from(lat));
-                missing[j] -= 1;
-                if missing[j] == 0 {
-                    available.push(j);
-                }
-            }
-            cycle += 1;
+            walk.place(pick);
         }
+        walk.finish(reverse)
+    }
+}
+
+/// The state of one list schedule over a region's dependence graph, in
+/// one direction, shared by the pressure and the roomy schedules (which
+/// differ only in their pick): live words, the cycle each instruction's
+/// operands are ready, what is available, the order so far.
+struct Walk<'a> {
+    tracker: Box<dyn Pressure + 'a>,
+    /// Successors in the walk's direction (predecessors going up).
+    succs: &'a [Vec<(usize, u8)>],
+    /// Latency-weighted path to the walk's end.
+    height: &'a [u32],
+    /// Unplaced predecessors (in the walk's direction) per instruction.
+    missing: Vec<usize>,
+    ready_at: Vec<u32>,
+    /// Instructions whose predecessors are all placed.
+    available: Vec<usize>,
+    order: Vec<usize>,
+    cycle: u32,
+}
+
+impl<'a> Walk<'a> {
+    fn new(graph: &'a RegionGraph, region: &'a Region, widths: &Widths, reverse: bool) -> Walk<'a> {
+        let tracker: Box<dyn Pressure + 'a> =
+            if reverse { Box::new(graph.up(region, widths)) } else { Box::new(graph.down(region, widths)) };
+        let (preds, succs, height) = if reverse {
+            (&graph.dag.succs, &graph.dag.preds, &graph.depth)
+        } else {
+            (&graph.dag.preds, &graph.dag.succs, &graph.height)
+        };
+        let n = height.len();
+        let missing: Vec<usize> = preds.iter().map(Vec::len).collect();
+        let available = (0..n).filter(|&i| missing[i] == 0).collect();
+        Walk {
+            tracker,
+            succs,
+            height,
+            missing,
+            ready_at: vec![0; n],
+            available,
+            order: Vec::with_capacity(n),
+            cycle: 0,
+        }
+    }
+
+    /// Moves the cycle up to the earliest an available instruction can
+    /// issue.
+    fn advance(&mut self) {
+        let earliest = self.available.iter().map(|&i| self.ready_at[i]).min().unwrap_or(self.cycle);
+        self.cycle = self.cycle.max(earliest);
+    }
+
+    /// Places `pick` (available) at the current cycle or when it is
+    /// ready, releases the successors it was the last predecessor of, and
+    /// moves to the next cycle.
+    fn place(&mut self, pick: usize) {
+        self.available.retain(|&i| i != pick);
+        self.tracker.place(pick);
+        self.order.push(pick);
+        self.cycle = self.cycle.max(self.ready_at[pick]);
+        for &(j, lat) in &self.succs[pick] {
+            self.ready_at[j] = self.ready_at[j].max(self.cycle + u32::from(lat));
+            self.missing[j] -= 1;
+            if self.missing[j] == 0 {
+                self.available.push(j);
+            }
+        }
+        self.cycle += 1;
+    }
+
+    /// The order placed, top to bottom.
+    fn finish(self, reverse: bool) -> Vec<usize> {
+        let mut order = self.order;
         if reverse {
             order.reverse();
         }
