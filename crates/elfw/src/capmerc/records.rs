@@ -22,22 +22,37 @@ const PLAIN: &[u16] = &[
     0x22a, 0x22b, 0x230, 0x232, 0x23e, 0x245, 0x248, 0x276, 0x2a4, 0x2a5, 0x2bd, 0x2ca, 0x300, 0x301, 0x302, 0x305,
     0x306, 0x307, 0x308, 0x309, 0x310, 0x312, 0x313, 0x343, 0x344, 0x388, 0x421, 0x423, 0x424, 0x430, 0x431, 0x446,
     0x547, 0x589, 0x802, 0x803, 0x804, 0x806, 0x807, 0x808, 0x80b, 0x80c, 0x810, 0x811, 0x816, 0x819, 0x820, 0x823,
-    0x824, 0x827, 0x836, 0x83b, 0x848, 0x882, 0x886, 0x88c, 0x890, 0x891, 0x892, 0x899, 0x8a5, 0x902, 0x908, 0x942,
-    0x944, 0x945, 0x946, 0x94d, 0x94e, 0x950, 0x981, 0x984, 0x988, 0x989, 0xc02, 0xc07, 0xc08, 0xc11, 0xc19, 0xc20,
-    0xc23, 0xc24, 0xc25, 0xc28, 0xc2b, 0xc36, 0xc45, 0xc82, 0xd08, 0xd09, 0xd10, 0xe21, 0xe24, 0xe25, 0xe29, 0xe2a,
-    0xe2b, 0xf89, //
+    0x824, 0x827, 0x836, 0x83b, 0x848, 0x882, 0x886, 0x88c, 0x890, 0x891, 0x899, 0x8a5, 0x902, 0x908, 0x942, 0x944,
+    0x945, 0x946, 0x94d, 0x94e, 0x950, 0x981, 0x984, 0x988, 0x989, 0xc02, 0xc07, 0xc08, 0xc11, 0xc19, 0xc20, 0xc23,
+    0xc24, 0xc25, 0xc28, 0xc2b, 0xc36, 0xc45, 0xc82, 0xd08, 0xd09, 0xd10, 0xe21, 0xe24, 0xe25, 0xe29, 0xe2a, 0xe2b,
+    0xf89, //
     0x28c, 0x846, 0x896, 0x987, 0xc10, 0xc48,
 ];
 
 /// Forms that are plain only with one modifier bit so: (opcode field, bit,
-/// value). Their other variant carries a record in some places and not in
-/// others (`ISETP.*.U32` in 64-bit compares: `42 10 2e 14`), so it stays
-/// unknown.
+/// value).
 const PLAIN_IF: &[(u16, u32, bool)] = &[
     (0x20c, 73, true),  // ISETP R, R: signed
     (0xc0c, 73, true),  // ISETP R, UR: signed
+    (0x20c, 72, true),  // ISETP R, R: .EX (the high half of a 64-bit compare)
+    (0xc0c, 72, true),  // ISETP R, UR: .EX
     (0x825, 74, false), // IMAD.WIDE R, imm: without .X
 ];
+
+/// Unsigned `ISETP` (not `.EX`): the low half of a 64-bit compare, whose
+/// predicate an `ISETP.*.EX` chains, carries a record, any other is plain
+/// (session 16, the five SMs' corpus: 44 of 44 and 0 of 1,087):
+/// (opcode field, record).
+const ISETP_LOW_HALF: &[(u16, [u8; 4])] = &[(0x20c, [0x42, 0x10, 0x2e, 0x14]), (0xc0c, [0x42, 0x10, 0x32, 0x14])];
+
+/// Opcode fields of `ISETP` (R, R / R, imm / R, UR): the instructions that
+/// chain or redefine a compare's predicate in [`feeds_extended_compare`].
+const ISETP: &[u16] = &[0x20c, 0x80c, 0xc0c];
+
+/// Opcode fields that end the straight-line stretch
+/// [`feeds_extended_compare`] looks in: `BRA`, `BRA.U`, `EXIT`, `RET`,
+/// `CALL`.
+const STRETCH_END: &[u16] = &[0x947, 0x547, 0x94d, 0x950, 0x944];
 
 const LDC: u16 = 0xb82;
 const LDCU: u16 = 0x7ac;
@@ -47,6 +62,43 @@ const STG: u16 = 0x986;
 const BSYNC: u16 = 0x941;
 const LOP3: u16 = 0x212;
 const LOP3_IMM: u16 = 0x812;
+const ULOP3_IMM: u16 = 0x892;
+const STL: u16 = 0x387;
+const LDL: u16 = 0x983;
+/// `BAR` with an immediate barrier and count, a register barrier, a
+/// register count.
+const BAR: u16 = 0xb1d;
+const BAR_R: u16 = 0x51d;
+const BAR_COUNT_R: u16 = 0x91d;
+const CS2R: u16 = 0x805;
+const LEA: u16 = 0x211;
+const UIADD3: u16 = 0x290;
+
+/// sm_120's two-source `IADD` (opcode field, 64-bit bit 73, record): the
+/// record names neither operands nor guard (negated sources and guards
+/// alike, the corpus for sm_120a and 121a): R, R `41 0c 40 04`; R, imm
+/// `42 0c 42 06`; R, UR `41 0c 44 04`, `.64` `41 0c 54 04`.
+const IADD: &[(u16, bool, [u8; 4])] = &[
+    (0x235, false, [0x41, 0x0c, 0x40, 0x04]),
+    (0x835, false, [0x42, 0x0c, 0x42, 0x06]),
+    (0xc35, false, [0x41, 0x0c, 0x44, 0x04]),
+    (0xc35, true, [0x41, 0x0c, 0x54, 0x04]),
+];
+/// Bits 64..104 of the measured `IADD` forms with the negated-first-source
+/// bit (72) and the 64-bit bit (73) cleared: (opcode field, form).
+const IADD_FORMS: &[(u16, u32)] = &[(0x235, 0x078e_0000), (0x835, 0x078e_0000), (0xc35, 0x0f8e_0000)];
+
+/// `LEA Rd, Ra, Rb, 0x18` (bits 64..104 with the shift, bits 75..79,
+/// cleared): no `.HI`, `.X`, negation or predicate output.
+const LEA_PLAIN_FORM: u32 = 0x078e_00ff;
+/// The shift of the shared-window `LEA` (`SR_CgaCtaId << 24 | offset`,
+/// the generic address of shared memory), whose record is `41 00 00 0a`.
+const SHARED_WINDOW_SHIFT: u32 = 0x18;
+
+/// `@!UPT UIADD3 URZ, UPT, UPT, URZ, URZ, URZ` (bits 0..104): a uniform
+/// no-op ptxas leaves for the finalizer; its record is `d0 00` (kind 0x50,
+/// payload 1).
+const UNIFORM_NOP: u128 = 0x0000_0000_0fff_e0ff_0000_00ff_ffff_f290;
 /// `BRA` (the direct form): plain (every one in the corpus), but for the
 /// closing self-loop.
 const BRA: u16 = 0x947;
@@ -106,9 +158,17 @@ pub(super) fn capsule(text_section: u32, text: &[u8], param_base: u32) -> Result
     let n = header.instructions as usize;
     let mut plain = vec![0u32; n.div_ceil(32)];
     let mut records = Vec::new();
-    for (i, (offset, w)) in instructions(text).enumerate() {
+    let all: Vec<(usize, u128)> = instructions(text).collect();
+    for (i, &(offset, w)) in all.iter().enumerate() {
         let bytes = if i + 1 == n && opcode(w) == BRA {
             closing_branch(text.len() - offset)?
+        } else if let Some(&(_, r)) = ISETP_LOW_HALF.iter().find(|l| l.0 == opcode(w)).filter(|_| unsigned_compare(w)) {
+            if feeds_extended_compare(w, &all[i + 1..]) {
+                r.to_vec()
+            } else {
+                plain[i / 32] |= 1 << (i % 32);
+                continue;
+            }
         } else {
             match record(w, param_base)? {
                 Some(bytes) => bytes,
@@ -136,8 +196,49 @@ fn record(w: u128, param_base: u32) -> Result<Option<Vec<u8>>, Unknown> {
         STG => global_store(w).map(Some),
         BSYNC => convergence_sync(w),
         LOP3 | LOP3_IMM => logic(w, op == LOP3_IMM),
-        _ => Err(Unknown::CapsuleRecords),
+        ULOP3_IMM => uniform_logic(w),
+        STL | LDL => local_access(w, op == STL).map(Some),
+        BAR | BAR_R | BAR_COUNT_R => barrier(w, op).map(Some),
+        CS2R => zero_pair(w).map(Some),
+        LEA => shared_window(w),
+        UIADD3 if w & ((1 << 105) - 1) == UNIFORM_NOP => Ok(Some(vec![0xd0, 0x00])),
+        _ => {
+            let form = field(w, 64, 41) & !0x300;
+            let wide = field(w, 73, 1) == 1;
+            match IADD.iter().find(|i| i.0 == op && i.1 == wide) {
+                Some((_, _, r)) if IADD_FORMS.contains(&(op, form)) => Ok(Some(r.to_vec())),
+                _ => Err(Unknown::CapsuleRecords),
+            }
+        }
     }
+}
+
+/// Whether `w` is an unsigned, not `.EX`, `ISETP` (the forms of
+/// [`ISETP_LOW_HALF`]).
+fn unsigned_compare(w: u128) -> bool {
+    field(w, 72, 2) == 0
+}
+
+/// Whether the predicate compare `w` writes is the chain input (bits
+/// 68..70) of an `ISETP.*.EX` among the instructions after it, before an
+/// `ISETP` redefines it or the straight-line code ends.
+fn feeds_extended_compare(w: u128, after: &[(usize, u128)]) -> bool {
+    let p = field(w, 81, 3);
+    for &(_, v) in after {
+        let op = opcode(v);
+        if STRETCH_END.contains(&op) {
+            return false;
+        }
+        if ISETP.contains(&op) {
+            if field(v, 72, 1) == 1 && field(v, 68, 3) == p {
+                return true;
+            }
+            if field(v, 81, 3) == p || field(v, 84, 3) == p {
+                return false;
+            }
+        }
+    }
+    false
 }
 
 /// The closing `BRA` self-loop: kind 0x50 with the instructions from it to
@@ -254,10 +355,11 @@ fn convergence_sync(w: u128) -> Result<Option<Vec<u8>>, Unknown> {
 /// 103a, 110a, 120a and 121a (1,821 instructions): with a `PT` predicate
 /// output, XOR (`0x3c`) of registers is a 16-byte record `01 29 00 04 guard
 /// 00 04 00 01 f8 d:u16 a:u16 b:u16`, NOT (`0x33`, of `b`) `01 2b 00 0a
-/// guard 00 04 00 00 00 01 f8 d:u16 b:u16`; the tables below are plain;
-/// anything else is unknown (AND with a predicate output carries `42 2a 02
-/// 06` in some places and not in others, XOR with an immediate a 32-byte
-/// record not decoded yet).
+/// guard 00 04 00 00 00 01 f8 d:u16 b:u16`; XOR with an immediate is
+/// [`xor_immediate`]'s record; AND with an immediate and a predicate
+/// output `42 2a 02 06` unless the register result is `RZ` (session 16:
+/// the "some places only" of session 11 was that); the tables below are
+/// plain; anything else is unknown.
 fn logic(w: u128, immediate: bool) -> Result<Option<Vec<u8>>, Unknown> {
     /// Plain tables with a `PT` output: registers, immediate.
     const PLAIN_REG: &[u32] = &[0x30, 0xc0, 0xfc];
@@ -267,8 +369,17 @@ fn logic(w: u128, immediate: bool) -> Result<Option<Vec<u8>>, Unknown> {
     // Register form: c is RZ and the predicate input !PT (bits 64..71 and
     // 87..90), the only shape seen.
     let plain_c = field(w, 64, 8) == 0xff && field(w, 87, 4) == 0xf;
+    let dest = field(w, 16, 8);
+    let unguarded = field(w, 12, 4) == 7;
     match (immediate, pt_output, lut) {
         (false, false, 0xf8) => Ok(None),
+        // AND with an immediate and a predicate output: plain when the
+        // register result is discarded (RZ, 123 seen), `42 2a 02 06` when
+        // it is kept (80 seen), unguarded only.
+        (true, false, 0xc0) if plain_c && unguarded => {
+            Ok(if dest == 0xff { None } else { Some(vec![0x42, 0x2a, 0x02, 0x06]) })
+        }
+        (true, true, 0x3c) if plain_c && dest != 0xff => xor_immediate(w, false).map(Some),
         (false, true, _) if PLAIN_REG.contains(&lut) => Ok(None),
         (true, true, _) if PLAIN_IMM.contains(&lut) => Ok(None),
         (false, true, 0x3c | 0x33) if plain_c => {
@@ -287,6 +398,134 @@ fn logic(w: u128, immediate: bool) -> Result<Option<Vec<u8>>, Unknown> {
             Ok(Some(r))
         }
         _ => Err(Unknown::CapsuleRecords),
+    }
+}
+
+/// `[U]LOP3.LUT d, a, imm, RZ, 0x3c, !PT` (XOR with an immediate): a
+/// 32-byte record `02 29 shape 06 guard 00 04 0 0 0 01 f8 d:u16 a:u16 00
+/// 02 0... imm:u32` (byte 28), shape 0x04 (R) / 0x0c (UR); 0x0002 is the
+/// operand slot of an immediate, as in constant loads.
+fn xor_immediate(w: u128, uniform: bool) -> Result<Vec<u8>, Unknown> {
+    let shape = if uniform { 0x0c } else { 0x04 };
+    let mut r = vec![0x02, 0x29, shape, 0x06, guard(w, uniform)?, 0, 0x04, 0, 0, 0, 0x01, 0xf8];
+    r.extend_from_slice(&operand(field(w, 16, 8), 1).to_le_bytes());
+    r.extend_from_slice(&operand(field(w, 24, 8), 0).to_le_bytes());
+    r.extend_from_slice(&[0x00, 0x02]);
+    r.resize(28, 0);
+    r.extend_from_slice(&field(w, 32, 32).to_le_bytes());
+    Ok(r)
+}
+
+/// `ULOP3.LUT` with an immediate (`URZ` third source, `!UPT` input, no
+/// predicate output): AND (`0xc0`) is plain (the corpus), XOR (`0x3c`,
+/// probe `xor.ptx`) has [`xor_immediate`]'s record (session 11 had the
+/// opcode in `PLAIN` from the AND alone).
+fn uniform_logic(w: u128) -> Result<Option<Vec<u8>>, Unknown> {
+    let plain_c = field(w, 64, 8) == 0xff && field(w, 87, 4) == 0xf && field(w, 81, 3) == 7;
+    match field(w, 72, 8) {
+        0xc0 if plain_c => Ok(None),
+        0x3c if plain_c && field(w, 16, 8) != 0xff => xor_immediate(w, true).map(Some),
+        _ => Err(Unknown::CapsuleRecords),
+    }
+}
+
+/// `STL [Ra+imm], Rb` / `LDL Rd, [Ra+imm]` without cache qualifiers
+/// (probe `local.ptx`, five SMs): 32 bytes, `02 38 20 06` (store) / `02 22
+/// 28 06` (load), guard, 0, size<<4|1, 1, 0, 0, then the store's address
+/// (32-bit, code 0), `0a 00` and value, or the load's destination,
+/// address and `0a 00`; the offset at byte 28.
+fn local_access(w: u128, store: bool) -> Result<Vec<u8>, Unknown> {
+    /// Bits 72..104, size field cleared, of the plain form.
+    const FORM: u32 = 0x1000;
+    if (field(w, 64, 41) >> 8) & !0xe != FORM || field(w, 64, 8) != 0 {
+        return Err(Unknown::CapsuleRecords);
+    }
+    let size = field(w, 73, 3);
+    let &(_, code, load_code, store_code) = SIZES.iter().find(|s| s.0 == size).ok_or(Unknown::CapsuleRecords)?;
+    let address = operand(field(w, 24, 8), 0);
+    let offset = ((field(w, 40, 24) << 8) as i32) >> 8;
+    let head: [u8; 4] = if store { [0x02, 0x38, 0x20, 0x06] } else { [0x02, 0x22, 0x28, 0x06] };
+    let mut r = head.to_vec();
+    r.extend_from_slice(&[guard(w, false)?, 0, code << 4 | 1, 1, 0, 0]);
+    let operands = if store {
+        [address, 0x0a, operand(field(w, 32, 8), store_code)]
+    } else {
+        [operand(field(w, 16, 8), load_code), address, 0x0a]
+    };
+    for o in operands {
+        r.extend_from_slice(&o.to_le_bytes());
+    }
+    r.resize(28, 0);
+    r.extend_from_slice(&offset.to_le_bytes());
+    Ok(r)
+}
+
+/// `BAR.SYNC.DEFER_BLOCKING` and `BAR.ARV` (probes `bar.ptx`, `bar2.ptx`,
+/// five SMs). `BAR.SYNC`: 16 bytes `01 47 shape kind guard 00 04 0 0 0
+/// id:u16 count:u16 n:u16`, the barrier an immediate `id << 8` or a
+/// register (code 0), the count a register or 0x0001 with the immediate in
+/// `n` (0 without a count); (shape, kind) (0x5a, 0x16) immediate / immediate,
+/// (0x56, 0x16) register barrier, (0x58, 0x0a) register count. `BAR.ARV`,
+/// unguarded: 4 bytes `41 47 12 16` (immediate count), `41 47 10 0a`
+/// (register count), the operands not in the record.
+fn barrier(w: u128, op: u16) -> Result<Vec<u8>, Unknown> {
+    /// Bits 64..104: the `.SYNC.DEFER_BLOCKING` and `.ARV` forms.
+    const SYNC: u32 = 0x1_0000;
+    const ARRIVE: u32 = 0x2000;
+    let form = field(w, 64, 41);
+    let (id, count_reg, count) = (field(w, 54, 4) as u16, field(w, 32, 8), field(w, 42, 12) as u16);
+    // Fields that are zero in every measured form: 16..31, and 32..41
+    // unless they hold a register operand.
+    if field(w, 16, 16) != 0 || (op == BAR && field(w, 32, 10) != 0) || field(w, 58, 6) != 0 {
+        return Err(Unknown::CapsuleRecords);
+    }
+    match (form, op) {
+        (ARRIVE, BAR | BAR_COUNT_R) if field(w, 12, 4) == 7 => {
+            Ok(if op == BAR { vec![0x41, 0x47, 0x12, 0x16] } else { vec![0x41, 0x47, 0x10, 0x0a] })
+        }
+        (SYNC, _) => {
+            let (shape, kind, barrier, count_operand, count) = match op {
+                BAR => (0x5a, 0x16, id << 8, 1, count),
+                BAR_R if id == 0 => (0x56, 0x16, operand(count_reg, 0), 1, count),
+                BAR_COUNT_R if count == 0 => (0x58, 0x0a, id << 8, operand(count_reg, 0), 0),
+                _ => return Err(Unknown::CapsuleRecords),
+            };
+            let mut r = vec![0x01, 0x47, shape, kind, guard(w, false)?, 0, 0x04, 0, 0, 0];
+            for o in [barrier, count_operand, count] {
+                r.extend_from_slice(&o.to_le_bytes());
+            }
+            Ok(r)
+        }
+        _ => Err(Unknown::CapsuleRecords),
+    }
+}
+
+/// `CS2R Rd, SRZ` (zeroing a register pair; 24 seen on sm_100a): a
+/// 16-byte record like a 64-bit ABI read, `01 0b 0c 0a guard 00 05 0 0 0
+/// d:u16 ff 0f 00 00`. Other special registers are not measured.
+fn zero_pair(w: u128) -> Result<Vec<u8>, Unknown> {
+    /// Bits 64..104: `SRZ` (bits 72..79) and the 64-bit bit 80.
+    const SRZ_PAIR: u32 = 0x1_ff00;
+    if field(w, 64, 41) != SRZ_PAIR || field(w, 24, 40) != 0 {
+        return Err(Unknown::CapsuleRecords);
+    }
+    let mut r = vec![0x01, 0x0b, 0x0c, 0x0a, guard(w, false)?, 0, 0x05, 0, 0, 0];
+    r.extend_from_slice(&operand(field(w, 16, 8), 3).to_le_bytes());
+    r.extend_from_slice(&[0xff, 0x0f, 0, 0]);
+    Ok(r)
+}
+
+/// `LEA` (register form): the shared-window `LEA ..., 0x18` carries `41
+/// 00 00 0a`, guarded or not (every one of the five SMs' corpus); every
+/// other `LEA` seen (other shifts, `.HI`, `.HI.X`, `.HI.SX32`, predicate
+/// outputs) is plain; a shift of 0x18 in another form is unknown.
+fn shared_window(w: u128) -> Result<Option<Vec<u8>>, Unknown> {
+    let shift = field(w, 75, 5);
+    let plain_form = field(w, 64, 41) & !(0x1f << 11) == LEA_PLAIN_FORM;
+    match (shift == SHARED_WINDOW_SHIFT, plain_form) {
+        (false, _) => Ok(None),
+        (true, true) => Ok(Some(vec![0x41, 0x00, 0x00, 0x0a])),
+        (true, false) => Err(Unknown::CapsuleRecords),
     }
 }
 
