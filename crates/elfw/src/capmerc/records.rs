@@ -32,22 +32,28 @@ const PLAIN: &[u16] = &[
 /// Forms that are plain only with one modifier bit so: (opcode field, bit,
 /// value).
 const PLAIN_IF: &[(u16, u32, bool)] = &[
-    (0x20c, 73, true),  // ISETP R, R: signed
-    (0xc0c, 73, true),  // ISETP R, UR: signed
-    (0x20c, 72, true),  // ISETP R, R: .EX (the high half of a 64-bit compare)
-    (0xc0c, 72, true),  // ISETP R, UR: .EX
     (0x825, 74, false), // IMAD.WIDE R, imm: without .X
 ];
 
-/// Unsigned `ISETP` (not `.EX`): the low half of a 64-bit compare, whose
-/// predicate an `ISETP.*.EX` chains, carries a record, any other is plain
-/// (session 16, the five SMs' corpus: 44 of 44 and 0 of 1,087):
-/// (opcode field, record).
+/// Unsigned 32-bit `ISETP` (not `.EX`): the low half of a 64-bit compare,
+/// whose predicate an `ISETP.*.EX` chains, carries a record, any other is
+/// plain (session 16, the five SMs' corpus: 54 of 54 and 0 of 1,834); signed
+/// and `.EX` compares are plain (1,983 seen): (opcode field, record).
 const ISETP_LOW_HALF: &[(u16, [u8; 4])] = &[(0x20c, [0x42, 0x10, 0x2e, 0x14]), (0xc0c, [0x42, 0x10, 0x32, 0x14])];
+
+/// sm_120's 64-bit `ISETP` (bit 80): (opcode field, signed, record). The
+/// signed R, UR form carries `41 10 76 0a` in some places and `42 10 62
+/// 14` in others (2 and 2 seen), so it stays unknown.
+const ISETP_64: &[(u16, bool, [u8; 4])] = &[
+    (0x20c, false, [0x41, 0x10, 0x72, 0x0a]),
+    (0x20c, true, [0x41, 0x10, 0x72, 0x0a]),
+    (0xc0c, false, [0x41, 0x10, 0x76, 0x0a]),
+];
 
 /// Opcode fields of `ISETP` (R, R / R, imm / R, UR): the instructions that
 /// chain or redefine a compare's predicate in [`feeds_extended_compare`].
-const ISETP: &[u16] = &[0x20c, 0x80c, 0xc0c];
+const ISETP: &[u16] = &[0x20c, ISETP_IMM, 0xc0c];
+const ISETP_IMM: u16 = 0x80c;
 
 /// Opcode fields that end the straight-line stretch
 /// [`feeds_extended_compare`] looks in: `BRA`, `BRA.U`, `EXIT`, `RET`,
@@ -73,6 +79,22 @@ const BAR_COUNT_R: u16 = 0x91d;
 const CS2R: u16 = 0x805;
 const LEA: u16 = 0x211;
 const UIADD3: u16 = 0x290;
+const ULEA: u16 = 0x291;
+const PLOP3: u16 = 0x81c;
+
+/// `PLOP3.LUT P0, PT, a, b, c, lut, lut2` with no source negated, as
+/// measured on the five SMs' corpus (75): (lut, lut2, b is `PT`, c is `PT`,
+/// record bytes 6 and 7, or `None` for a plain form). With `b` and `c` `PT`
+/// the function is one of `a` (0x80: `a`, 0x08: not `a`), with `c` `PT`
+/// one of `a` and `b` (0xf8: or, 0x2f: nand); the three-source 0xe0 is
+/// plain.
+const PLOP3_FORMS: &[(u32, u32, bool, bool, Option<[u8; 2]>)] = &[
+    (0x80, 0x08, true, true, Some([0x00, 0x00])),
+    (0x08, 0x80, true, true, Some([0x00, 0x01])),
+    (0xf8, 0x8f, false, true, Some([0x20, 0x00])),
+    (0x2f, 0xf2, false, true, Some([0x20, 0x03])),
+    (0xe0, 0x00, false, false, None),
+];
 
 /// sm_120's two-source `IADD` (opcode field, 64-bit bit 73, record): the
 /// record names neither operands nor guard (negated sources and guards
@@ -162,12 +184,13 @@ pub(super) fn capsule(text_section: u32, text: &[u8], param_base: u32) -> Result
     for (i, &(offset, w)) in all.iter().enumerate() {
         let bytes = if i + 1 == n && opcode(w) == BRA {
             closing_branch(text.len() - offset)?
-        } else if let Some(&(_, r)) = ISETP_LOW_HALF.iter().find(|l| l.0 == opcode(w)).filter(|_| unsigned_compare(w)) {
-            if feeds_extended_compare(w, &all[i + 1..]) {
-                r.to_vec()
-            } else {
-                plain[i / 32] |= 1 << (i % 32);
-                continue;
+        } else if let Some(&(_, r)) = ISETP_LOW_HALF.iter().find(|l| l.0 == opcode(w)) {
+            match compare(w, r, &all[i + 1..])? {
+                Some(r) => r,
+                None => {
+                    plain[i / 32] |= 1 << (i % 32);
+                    continue;
+                }
             }
         } else {
             match record(w, param_base)? {
@@ -186,6 +209,10 @@ pub(super) fn capsule(text_section: u32, text: &[u8], param_base: u32) -> Result
 /// The record of one instruction, `None` for a plain one.
 fn record(w: u128, param_base: u32) -> Result<Option<Vec<u8>>, Unknown> {
     let op = opcode(w);
+    // ISETP R, imm is plain in every form seen, none of them 64-bit.
+    if op == ISETP_IMM && field(w, 80, 1) == 1 {
+        return Err(Unknown::CapsuleRecords);
+    }
     if PLAIN.contains(&op) || PLAIN_IF.iter().any(|&(o, bit, set)| o == op && (field(w, bit, 1) == 1) == set) {
         return Ok(None);
     }
@@ -197,11 +224,14 @@ fn record(w: u128, param_base: u32) -> Result<Option<Vec<u8>>, Unknown> {
         BSYNC => convergence_sync(w),
         LOP3 | LOP3_IMM => logic(w, op == LOP3_IMM),
         ULOP3_IMM => uniform_logic(w),
-        STL | LDL => local_access(w, op == STL).map(Some),
+        STL | LDL => local_access(w, op == STL),
         BAR | BAR_R | BAR_COUNT_R => barrier(w, op).map(Some),
         CS2R => zero_pair(w).map(Some),
         LEA => shared_window(w),
-        UIADD3 if w & ((1 << 105) - 1) == UNIFORM_NOP => Ok(Some(vec![0xd0, 0x00])),
+        // Every other UIADD3 R, R seen (13: plain, negated, .X) is plain.
+        UIADD3 => Ok((w & ((1 << 105) - 1) == UNIFORM_NOP).then(|| vec![0xd0, 0x00])),
+        ULEA => uniform_lea(w),
+        PLOP3 if field(w, 12, 4) == 7 => predicate_logic(w),
         _ => {
             let form = field(w, 64, 41) & !0x300;
             let wide = field(w, 73, 1) == 1;
@@ -213,10 +243,18 @@ fn record(w: u128, param_base: u32) -> Result<Option<Vec<u8>>, Unknown> {
     }
 }
 
-/// Whether `w` is an unsigned, not `.EX`, `ISETP` (the forms of
-/// [`ISETP_LOW_HALF`]).
-fn unsigned_compare(w: u128) -> bool {
-    field(w, 72, 2) == 0
+/// `ISETP` R, R / R, UR: 64-bit ([`ISETP_64`]), `.EX` or signed (plain),
+/// or unsigned 32-bit (`low_half` when it feeds an `.EX`, else plain).
+fn compare(w: u128, low_half: [u8; 4], after: &[(usize, u128)]) -> Result<Option<Vec<u8>>, Unknown> {
+    let signed = field(w, 73, 1) == 1;
+    if field(w, 80, 1) == 1 {
+        let (.., r) = ISETP_64.iter().find(|f| f.0 == opcode(w) && f.1 == signed).ok_or(Unknown::CapsuleRecords)?;
+        return Ok(Some(r.to_vec()));
+    }
+    if field(w, 72, 1) == 1 || signed {
+        return Ok(None);
+    }
+    Ok(feeds_extended_compare(w, after).then(|| low_half.to_vec()))
 }
 
 /// Whether the predicate compare `w` writes is the chain input (bits
@@ -429,15 +467,23 @@ fn uniform_logic(w: u128) -> Result<Option<Vec<u8>>, Unknown> {
     }
 }
 
-/// `STL [Ra+imm], Rb` / `LDL Rd, [Ra+imm]` without cache qualifiers
-/// (probe `local.ptx`, five SMs): 32 bytes, `02 38 20 06` (store) / `02 22
-/// 28 06` (load), guard, 0, size<<4|1, 1, 0, 0, then the store's address
-/// (32-bit, code 0), `0a 00` and value, or the load's destination,
-/// address and `0a 00`; the offset at byte 28.
-fn local_access(w: u128, store: bool) -> Result<Vec<u8>, Unknown> {
-    /// Bits 72..104, size field cleared, of the plain form.
-    const FORM: u32 = 0x1000;
-    if (field(w, 64, 41) >> 8) & !0xe != FORM || field(w, 64, 8) != 0 {
+/// `STL`/`LDL` forms (bits 72..104, size field cleared) as measured on
+/// the five SMs' corpus and probe `local.ptx`: (store, form, byte 7 of the
+/// record, `None` for plain). 0x1000 is the plain `[Ra+imm]` form, 0x3000
+/// `LDL.LU` (spill reloads), 0x8_1000 sm_120's `LDL [Ra+URb]`, plain in all
+/// 36 seen.
+const LOCAL_FORMS: &[(bool, u32, Option<u8>)] =
+    &[(true, 0x1000, Some(1)), (false, 0x1000, Some(1)), (false, 0x3000, Some(3)), (false, 0x8_1000, None)];
+
+/// `STL [Ra+imm], Rb` / `LDL Rd, [Ra+imm]` ([`LOCAL_FORMS`]): 32 bytes,
+/// `02 38 20 06` (store) / `02 22 28 06` (load), guard, 0, size<<4|1, byte
+/// 7, 0, 0, then the store's address (32-bit, code 0), `0a 00` and value,
+/// or the load's destination, address and `0a 00`; the offset at byte 28.
+fn local_access(w: u128, store: bool) -> Result<Option<Vec<u8>>, Unknown> {
+    let form = (field(w, 64, 41) >> 8) & !0xe;
+    let &(.., byte7) = LOCAL_FORMS.iter().find(|f| f.0 == store && f.1 == form).ok_or(Unknown::CapsuleRecords)?;
+    let Some(byte7) = byte7 else { return Ok(None) };
+    if field(w, 64, 8) != 0 {
         return Err(Unknown::CapsuleRecords);
     }
     let size = field(w, 73, 3);
@@ -446,7 +492,7 @@ fn local_access(w: u128, store: bool) -> Result<Vec<u8>, Unknown> {
     let offset = ((field(w, 40, 24) << 8) as i32) >> 8;
     let head: [u8; 4] = if store { [0x02, 0x38, 0x20, 0x06] } else { [0x02, 0x22, 0x28, 0x06] };
     let mut r = head.to_vec();
-    r.extend_from_slice(&[guard(w, false)?, 0, code << 4 | 1, 1, 0, 0]);
+    r.extend_from_slice(&[guard(w, false)?, 0, code << 4 | 1, byte7, 0, 0]);
     let operands = if store {
         [address, 0x0a, operand(field(w, 32, 8), store_code)]
     } else {
@@ -457,7 +503,7 @@ fn local_access(w: u128, store: bool) -> Result<Vec<u8>, Unknown> {
     }
     r.resize(28, 0);
     r.extend_from_slice(&offset.to_le_bytes());
-    Ok(r)
+    Ok(Some(r))
 }
 
 /// `BAR.SYNC.DEFER_BLOCKING` and `BAR.ARV` (probes `bar.ptx`, `bar2.ptx`,
@@ -498,6 +544,41 @@ fn barrier(w: u128, op: u16) -> Result<Vec<u8>, Unknown> {
         }
         _ => Err(Unknown::CapsuleRecords),
     }
+}
+
+/// `ULEA URd, URa, URb, shift` (plain form only): the shared-window shift
+/// 0x18 is plain (76 seen), the one other shift seen, 2, carries `42 25 42
+/// 14` (dyn_smem, the five SMs); other shifts are not measured.
+fn uniform_lea(w: u128) -> Result<Option<Vec<u8>>, Unknown> {
+    /// Bits 64..104 with the shift (75..79) cleared.
+    const FORM: u32 = 0x0f8e_00ff;
+    if field(w, 64, 41) & !(0x1f << 11) != FORM || field(w, 12, 4) != 7 {
+        return Err(Unknown::CapsuleRecords);
+    }
+    match field(w, 75, 5) {
+        SHARED_WINDOW_SHIFT => Ok(None),
+        2 => Ok(Some(vec![0x42, 0x25, 0x42, 0x14])),
+        _ => Err(Unknown::CapsuleRecords),
+    }
+}
+
+/// `PLOP3.LUT` ([`PLOP3_FORMS`]): 16 bytes `01 10 06 0a guard 00 k o 0 0 01
+/// 00 00 a 00 b`, the sources as guard bytes (`p << 3`, `PT` 0xf8). The
+/// destination is `P0` in every one measured, so other destinations are
+/// unknown.
+fn predicate_logic(w: u128) -> Result<Option<Vec<u8>>, Unknown> {
+    let lut = field(w, 72, 5) << 3 | field(w, 64, 3);
+    let lut2 = field(w, 16, 8);
+    let (a, b, c) = (field(w, 87, 4), field(w, 77, 4), field(w, 68, 4));
+    // Destinations P0 and PT; no negated source (bit 3 of each field).
+    if field(w, 81, 6) != 0x38 || (a | b | c) & 8 != 0 || field(w, 24, 40) != 0 || field(w, 67, 1) != 0 {
+        return Err(Unknown::CapsuleRecords);
+    }
+    let form = PLOP3_FORMS.iter().find(|f| f.0 == lut && f.1 == lut2 && f.2 == (b == 7) && f.3 == (c == 7));
+    let Some(&(.., record)) = form else { return Err(Unknown::CapsuleRecords) };
+    let Some([k, o]) = record else { return Ok(None) };
+    let source = |p: u32| if p == 7 { 0xf8 } else { (p as u8) << 3 };
+    Ok(Some(vec![0x01, 0x10, 0x06, 0x0a, guard(w, false)?, 0, k, o, 0, 0, 0x01, 0, 0, source(a), 0, source(b)]))
 }
 
 /// `CS2R Rd, SRZ` (zeroing a register pair; 24 seen on sm_100a): a
