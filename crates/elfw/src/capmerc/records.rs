@@ -81,6 +81,20 @@ const LEA: u16 = 0x211;
 const UIADD3: u16 = 0x290;
 const ULEA: u16 = 0x291;
 const PLOP3: u16 = 0x81c;
+const REDG: u16 = 0x98e;
+
+/// `REDG.E.<op>.STRONG.GPU desc[URd][Ra.64+imm], Rb` as measured on the
+/// five SMs' corpus (60): (bits 72..104, record bytes 6 and 7, width code of
+/// `Rb`). ADD, ADD.64, MIN.S32, MAX.S32, INC, AND, OR.
+const REDG_FORMS: &[(u32, u8, u8, u16)] = &[
+    (0xc_12e1, 0x00, 0xa0, 0),
+    (0xc_12e5, 0x00, 0xa3, 2),
+    (0xc_92e3, 0x10, 0xa2, 0),
+    (0xd_12e3, 0x20, 0xa2, 0),
+    (0xd_92e1, 0x30, 0xa0, 0),
+    (0xe_92e1, 0x50, 0xa0, 0),
+    (0xf_12e1, 0x60, 0xa0, 0),
+];
 
 /// `PLOP3.LUT P0, PT, a, b, c, lut, lut2` with no source negated, as
 /// measured on the five SMs' corpus (75): (lut, lut2, b is `PT`, c is `PT`,
@@ -232,6 +246,7 @@ fn record(w: u128, param_base: u32) -> Result<Option<Vec<u8>>, Unknown> {
         UIADD3 => Ok((w & ((1 << 105) - 1) == UNIFORM_NOP).then(|| vec![0xd0, 0x00])),
         ULEA => uniform_lea(w),
         PLOP3 if field(w, 12, 4) == 7 => predicate_logic(w),
+        REDG => reduction(w).map(Some),
         _ => {
             let form = field(w, 64, 41) & !0x300;
             let wide = field(w, 73, 1) == 1;
@@ -358,6 +373,21 @@ fn global_store(w: u128) -> Result<Vec<u8>, Unknown> {
     let &(_, code, _, data_code) = SIZES.iter().find(|s| s.0 == size).ok_or(Unknown::CapsuleRecords)?;
     let offset = ((field(w, 40, 24) << 8) as i32) >> 8;
     let mut r = vec![0x02, 0x38, 0x0e, 0x32, guard(w, false)?, 0, code << 4, 0x11, 0, 0, 0, 0];
+    r.extend_from_slice(&operand(field(w, 24, 8), 2).to_le_bytes());
+    r.extend_from_slice(&[0x0a, 0, 0]);
+    r.extend_from_slice(&operand(field(w, 64, 8), 2).to_le_bytes());
+    r.extend_from_slice(&operand(field(w, 32, 8), data_code).to_le_bytes());
+    r.resize(28, 0);
+    r.extend_from_slice(&offset.to_le_bytes());
+    Ok(r)
+}
+
+/// `REDG` ([`REDG_FORMS`]): `STG`'s layout with `02 4d 24 32`, the
+/// operation and type in bytes 6 and 7, byte 8 1.
+fn reduction(w: u128) -> Result<Vec<u8>, Unknown> {
+    let &(_, op, ty, data_code) = REDG_FORMS.iter().find(|f| f.0 == field(w, 72, 33)).ok_or(Unknown::CapsuleRecords)?;
+    let offset = ((field(w, 40, 24) << 8) as i32) >> 8;
+    let mut r = vec![0x02, 0x4d, 0x24, 0x32, guard(w, false)?, 0, op, ty, 1, 0, 0, 0];
     r.extend_from_slice(&operand(field(w, 24, 8), 2).to_le_bytes());
     r.extend_from_slice(&[0x0a, 0, 0]);
     r.extend_from_slice(&operand(field(w, 64, 8), 2).to_le_bytes());
