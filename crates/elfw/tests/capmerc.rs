@@ -18,8 +18,12 @@ const FIXTURES: &[(&str, &[u8], &[&str])] = &[
     ("store.sm_110a", include_bytes!("data/capmerc/store.sm_110a.cubin"), &[".nv.merc.nv.info", ".nv.capmerc.text.k"]),
     ("store.sm_120a", include_bytes!("data/capmerc/store.sm_120a.cubin"), &[".nv.merc.nv.info", ".nv.capmerc.text.k"]),
     // MEMBARs with the ERRBAR/CGAERRBAR/CCTL.IVALL/FENCE.VIEW.ASYNC.S the
-    // capsule does not count.
-    ("fences.sm_100a", include_bytes!("data/capmerc/fences.sm_100a.cubin"), &[".nv.merc.nv.info"]),
+    // capsule does not count; their records since session 16.
+    (
+        "fences.sm_100a",
+        include_bytes!("data/capmerc/fences.sm_100a.cubin"),
+        &[".nv.merc.nv.info", ".nv.capmerc.text.k"],
+    ),
     // Initialised globals with a pointer, a constant bank 3 table, bank 4.
     (
         "data.sm_100a",

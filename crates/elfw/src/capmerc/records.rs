@@ -82,6 +82,22 @@ const UIADD3: u16 = 0x290;
 const ULEA: u16 = 0x291;
 const PLOP3: u16 = 0x81c;
 const REDG: u16 = 0x98e;
+const MEMBAR: u16 = 0x992;
+
+/// `MEMBAR` (bits 64..104, record), unguarded, as measured (probe
+/// `fences.ptx` and the corpus: `.SC.GPU` 16 times): a prefix `51 0n`
+/// and a 16-byte body.
+const MEMBARS: &[(u32, [u8; 18])] = &[
+    (0x2000, [0x51, 0x02, 0x01, 0x49, 0x10, 0x0a, 0xf8, 0, 0x0c, 0, 0, 0, 0, 0, 0, 0, 0, 0]), // .SC.GPU
+    (0x3000, [0x51, 0x02, 0x01, 0x49, 0x10, 0x0a, 0xf8, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0]), // .SC.SYS
+    (0x8000, [0x51, 0x01, 0x01, 0x49, 0x10, 0x0a, 0xf8, 0, 0x05, 0, 0, 0, 0, 0, 0, 0, 0, 0]), // .ALL.CTA
+    (0xa000, [0x51, 0x01, 0x01, 0x49, 0x04, 0x0a, 0xf8, 0, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0]), // .ALL.GPU
+];
+
+/// Opcodes whose record names no operand and no guard: (opcode field,
+/// record). sm_120's 64-bit moves of an immediate: `UMOV.64` (218 seen)
+/// and `MOV.64` (38, guarded ones included).
+const CONSTANT_RECORDS: &[(u16, [u8; 4])] = &[(0x482, [0x42, 0x0b, 0x26, 0x0e]), (0x402, [0x42, 0x0b, 0x22, 0x0e])];
 
 /// `REDG.E.<op>.STRONG.GPU desc[URd][Ra.64+imm], Rb` as measured on the
 /// five SMs' corpus (60): (bits 72..104, record bytes 6 and 7, width code of
@@ -247,6 +263,13 @@ fn record(w: u128, param_base: u32) -> Result<Option<Vec<u8>>, Unknown> {
         ULEA => uniform_lea(w),
         PLOP3 if field(w, 12, 4) == 7 => predicate_logic(w),
         REDG => reduction(w).map(Some),
+        MEMBAR if w as u64 == u64::from(MEMBAR) | 0x7000 => {
+            let (_, r) = MEMBARS.iter().find(|m| m.0 == field(w, 64, 41)).ok_or(Unknown::CapsuleRecords)?;
+            Ok(Some(r.to_vec()))
+        }
+        _ if CONSTANT_RECORDS.iter().any(|c| c.0 == op) => {
+            Ok(CONSTANT_RECORDS.iter().find(|c| c.0 == op).map(|c| c.1.to_vec()))
+        }
         _ => {
             let form = field(w, 64, 41) & !0x300;
             let wide = field(w, 73, 1) == 1;
