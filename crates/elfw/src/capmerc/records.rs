@@ -89,6 +89,25 @@ const MEMBAR: u16 = 0x992;
 /// `MOV.64 R, R` (0x1_0f00) carries `41 0b 20 0a` (22 of 22; session 11's
 /// "0x202 carries a record in a few places").
 const MOV: u16 = 0x202;
+/// `F2I` (bits 64..104, record; the record names no operand): to 64 bits
+/// from F32 (`.S64.FLOOR`, `.U64.TRUNC`) `41 12 24 45`, from F64 `41 12 2a
+/// 45`; `F2I.F64` to 32 bits plain (15 seen; 50 in all).
+const F2I: u16 = 0x311;
+const F2I_FORMS: &[(u32, Option<[u8; 4]>)] = &[
+    (0x20_5900, Some([0x41, 0x12, 0x24, 0x45])),
+    (0x20_d800, Some([0x41, 0x12, 0x24, 0x45])),
+    (0x30_d800, Some([0x41, 0x12, 0x2a, 0x45])),
+    (0x30_d900, Some([0x41, 0x12, 0x2a, 0x45])),
+    (0x30_1100, None),
+];
+/// `DEPBAR.LE SB0, n` (bits 32..63 `0x8000 | n << 6`), unguarded: `01 23 40
+/// 0a f8 00 08 0 0 0 0 n 0 0 0 0`; measured for n 0 and 1 (10 seen).
+const DEPBAR: u16 = 0x91a;
+/// `LD.E Rd, desc[URd][Ra.64]` (generic 32-bit load, bits 64..104
+/// 0xc10_1900), unguarded and without offset as measured (10): `02 22 32 32
+/// f8 00 14 08 0 0 0 0 d:u16 a:u16 00 0a 00 URd:u16 00 f8 0...`.
+const LD: u16 = 0x980;
+const LD_E: u32 = 0xc10_1900;
 const MOV_FORMS: &[(u32, Option<[u8; 4]>)] = &[(0xf00, None), (0x1_0f00, Some([0x41, 0x0b, 0x20, 0x0a]))];
 
 /// `MEMBAR` (bits 64..104, record), unguarded, as measured (probe
@@ -270,6 +289,24 @@ fn record(w: u128, param_base: u32) -> Result<Option<Vec<u8>>, Unknown> {
         ULEA => uniform_lea(w),
         PLOP3 if field(w, 12, 4) == 7 => predicate_logic(w),
         REDG => reduction(w).map(Some),
+        F2I => {
+            let (_, r) = F2I_FORMS.iter().find(|m| m.0 == field(w, 64, 41)).ok_or(Unknown::CapsuleRecords)?;
+            Ok(r.map(|r| r.to_vec()))
+        }
+        DEPBAR if field(w, 12, 20) == 0x7 && field(w, 64, 41) == 0 && matches!(field(w, 32, 32), 0x8000 | 0x8040) => {
+            let n = field(w, 38, 6) as u8;
+            Ok(Some(vec![0x01, 0x23, 0x40, 0x0a, 0xf8, 0, 0x08, 0, 0, 0, 0, n, 0, 0, 0, 0]))
+        }
+        LD if field(w, 64, 41) == LD_E && field(w, 12, 4) == 7 && field(w, 40, 24) == 0 => {
+            let mut r = vec![0x02, 0x22, 0x32, 0x32, 0xf8, 0, 0x14, 0x08, 0, 0, 0, 0];
+            r.extend_from_slice(&operand(field(w, 16, 8), 1).to_le_bytes());
+            r.extend_from_slice(&operand(field(w, 24, 8), 2).to_le_bytes());
+            r.extend_from_slice(&[0, 0x0a, 0]);
+            r.extend_from_slice(&operand(field(w, 32, 8), 2).to_le_bytes());
+            r.extend_from_slice(&[0, 0xf8]);
+            r.resize(32, 0);
+            Ok(Some(r))
+        }
         MOV => {
             let (_, r) = MOV_FORMS.iter().find(|m| m.0 == field(w, 64, 41)).ok_or(Unknown::CapsuleRecords)?;
             Ok(r.map(|r| r.to_vec()))
