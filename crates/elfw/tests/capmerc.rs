@@ -35,6 +35,8 @@ const FIXTURES: &[(&str, &[u8], &[&str])] = &[
             ".nv.merc.nv.global.init",
             ".nv.merc.rela.nv.constant.pic",
             ".nv.merc.rela.nv.global.init",
+            // Made since session 16 (the LD.E record).
+            ".nv.capmerc.text.k",
         ],
     ),
     // The corpus's vadd (`.target` raised to sm_100a): special registers,
