@@ -144,13 +144,23 @@ const REDG_FORMS: &[(u32, u8, u8, u16)] = &[
 /// the function is one of `a` (0x80: `a`, 0x08: not `a`), with `c` `PT`
 /// one of `a` and `b` (0xf8: or, 0x2f: nand); the three-source 0xe0 is
 /// plain.
-const PLOP3_FORMS: &[(u32, u32, bool, bool, Option<[u8; 2]>)] = &[
-    (0x80, 0x08, true, true, Some([0x00, 0x00])),
-    (0x08, 0x80, true, true, Some([0x00, 0x01])),
-    (0xf8, 0x8f, false, true, Some([0x20, 0x00])),
-    (0x2f, 0xf2, false, true, Some([0x20, 0x03])),
-    (0xe0, 0x00, false, false, None),
+const PLOP3_FORMS: &[PlopForm] = &[
+    PlopForm { lut: 0x80, lut2: 0x08, b_pt: true, c_pt: true, record: Some([0x00, 0x00]) },
+    PlopForm { lut: 0x08, lut2: 0x80, b_pt: true, c_pt: true, record: Some([0x00, 0x01]) },
+    PlopForm { lut: 0xf8, lut2: 0x8f, b_pt: false, c_pt: true, record: Some([0x20, 0x00]) },
+    PlopForm { lut: 0x2f, lut2: 0xf2, b_pt: false, c_pt: true, record: Some([0x20, 0x03]) },
+    PlopForm { lut: 0xe0, lut2: 0x00, b_pt: false, c_pt: false, record: None },
 ];
+
+/// One measured `PLOP3.LUT` form: the two tables, whether the second and
+/// third sources are `PT`, record bytes 6 and 7 (`None`: plain).
+struct PlopForm {
+    lut: u32,
+    lut2: u32,
+    b_pt: bool,
+    c_pt: bool,
+    record: Option<[u8; 2]>,
+}
 
 /// sm_120's two-source `IADD` (opcode field, 64-bit bit 73, record): the
 /// record names neither operands nor guard (negated sources and guards
@@ -675,8 +685,8 @@ fn predicate_logic(w: u128) -> Result<Option<Vec<u8>>, Unknown> {
     if field(w, 81, 6) != 0x38 || (a | b | c) & 8 != 0 || field(w, 24, 40) != 0 || field(w, 67, 1) != 0 {
         return Err(Unknown::CapsuleRecords);
     }
-    let form = PLOP3_FORMS.iter().find(|f| f.0 == lut && f.1 == lut2 && f.2 == (b == 7) && f.3 == (c == 7));
-    let Some(&(.., record)) = form else { return Err(Unknown::CapsuleRecords) };
+    let form = PLOP3_FORMS.iter().find(|f| f.lut == lut && f.lut2 == lut2 && f.b_pt == (b == 7) && f.c_pt == (c == 7));
+    let Some(&PlopForm { record, .. }) = form else { return Err(Unknown::CapsuleRecords) };
     let Some([k, o]) = record else { return Ok(None) };
     let source = |p: u32| if p == 7 { 0xf8 } else { (p as u8) << 3 };
     Ok(Some(vec![0x01, 0x10, 0x06, 0x0a, guard(w, false)?, 0, k, o, 0, 0, 0x01, 0, 0, source(a), 0, source(b)]))
