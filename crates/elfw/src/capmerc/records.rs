@@ -84,6 +84,9 @@ const UIADD3: u16 = 0x290;
 const ULEA: u16 = 0x291;
 const PLOP3: u16 = 0x81c;
 const REDG: u16 = 0x98e;
+/// `REDG` of floats and its one measured form (bits 72..104).
+const REDG_F32: u16 = 0x9a6;
+const REDG_ADD_F32: u32 = 0xc_12f3;
 const MEMBAR: u16 = 0x992;
 /// `MOV R, R` (bits 64..104 0xf00) is plain (1,238 seen); sm_120's
 /// `MOV.64 R, R` (0x1_0f00) carries `41 0b 20 0a` (22 of 22; session 11's
@@ -299,6 +302,7 @@ fn record(w: u128, param_base: u32) -> Result<Option<Vec<u8>>, Unknown> {
         ULEA => uniform_lea(w),
         PLOP3 if field(w, 12, 4) == 7 => predicate_logic(w),
         REDG => reduction(w).map(Some),
+        REDG_F32 if field(w, 72, 33) == REDG_ADD_F32 => Ok(Some(float_reduction(w)?)),
         F2I => {
             let (_, r) = F2I_FORMS.iter().find(|m| m.0 == field(w, 64, 41)).ok_or(Unknown::CapsuleRecords)?;
             Ok(r.map(|r| r.to_vec()))
@@ -467,8 +471,16 @@ fn global_store(w: u128) -> Result<Vec<u8>, Unknown> {
 /// operation and type in bytes 6 and 7, byte 8 1.
 fn reduction(w: u128) -> Result<Vec<u8>, Unknown> {
     let &(_, op, ty, data_code) = REDG_FORMS.iter().find(|f| f.0 == field(w, 72, 33)).ok_or(Unknown::CapsuleRecords)?;
+    reduction_with(w, [0x02, 0x4d, 0x24, 0x32], [op, ty, 1], data_code)
+}
+
+/// The global reduction layout: `head`, guard, 0, `kind` (bytes 6-8), 0 0
+/// 0, `Ra:u16` (64-bit address), `0a 00 00`, `URd:u16`, `Rb:u16`, the
+/// offset at byte 28.
+fn reduction_with(w: u128, head: [u8; 4], kind: [u8; 3], data_code: u16) -> Result<Vec<u8>, Unknown> {
     let offset = ((field(w, 40, 24) << 8) as i32) >> 8;
-    let mut r = vec![0x02, 0x4d, 0x24, 0x32, guard(w, false)?, 0, op, ty, 1, 0, 0, 0];
+    let mut r = head.to_vec();
+    r.extend_from_slice(&[guard(w, false)?, 0, kind[0], kind[1], kind[2], 0, 0, 0]);
     r.extend_from_slice(&operand(field(w, 24, 8), 2).to_le_bytes());
     r.extend_from_slice(&[0x0a, 0, 0]);
     r.extend_from_slice(&operand(field(w, 64, 8), 2).to_le_bytes());
@@ -476,6 +488,13 @@ fn reduction(w: u128) -> Result<Vec<u8>, Unknown> {
     r.resize(28, 0);
     r.extend_from_slice(&offset.to_le_bytes());
     Ok(r)
+}
+
+/// `REDG.E.ADD.F32.FTZ.RN.STRONG.GPU` ([`REDG_ADD_F32`], 15 of 15 on the
+/// corpus): [`reduction`]'s layout with `02 4d 0e 32` and bytes 6-8 `80 44
+/// 03`.
+fn float_reduction(w: u128) -> Result<Vec<u8>, Unknown> {
+    reduction_with(w, [0x02, 0x4d, 0x0e, 0x32], [0x80, 0x44, 0x03], 0)
 }
 
 /// `BSYNC[.RECONVERGENT] Bn`, unguarded (the only forms seen: 770 on the
