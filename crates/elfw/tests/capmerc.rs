@@ -18,8 +18,12 @@ const FIXTURES: &[(&str, &[u8], &[&str])] = &[
     ("store.sm_110a", include_bytes!("data/capmerc/store.sm_110a.cubin"), &[".nv.merc.nv.info", ".nv.capmerc.text.k"]),
     ("store.sm_120a", include_bytes!("data/capmerc/store.sm_120a.cubin"), &[".nv.merc.nv.info", ".nv.capmerc.text.k"]),
     // MEMBARs with the ERRBAR/CGAERRBAR/CCTL.IVALL/FENCE.VIEW.ASYNC.S the
-    // capsule does not count.
-    ("fences.sm_100a", include_bytes!("data/capmerc/fences.sm_100a.cubin"), &[".nv.merc.nv.info"]),
+    // capsule does not count; their records since session 16.
+    (
+        "fences.sm_100a",
+        include_bytes!("data/capmerc/fences.sm_100a.cubin"),
+        &[".nv.merc.nv.info", ".nv.capmerc.text.k"],
+    ),
     // Initialised globals with a pointer, a constant bank 3 table, bank 4.
     (
         "data.sm_100a",
@@ -31,6 +35,8 @@ const FIXTURES: &[(&str, &[u8], &[&str])] = &[
             ".nv.merc.nv.global.init",
             ".nv.merc.rela.nv.constant.pic",
             ".nv.merc.rela.nv.global.init",
+            // Made since session 16 (the LD.E record).
+            ".nv.capmerc.text.k",
         ],
     ),
     // The corpus's vadd (`.target` raised to sm_100a): special registers,
@@ -38,8 +44,34 @@ const FIXTURES: &[(&str, &[u8], &[&str])] = &[
     ("vadd.sm_100a", include_bytes!("data/capmerc/vadd.sm_100a.cubin"), &[".nv.merc.nv.info", ".nv.capmerc.text.vadd"]),
     // XOR and NOT of registers: LOP3.LUT records.
     ("logic.sm_100a", include_bytes!("data/capmerc/logic.sm_100a.cubin"), &[".nv.merc.nv.info", ".nv.capmerc.text.k"]),
-    // A cloned callee with a 0x40 frame, 0 in the Mercury code.
-    ("callee.sm_100a", include_bytes!("data/capmerc/callee.sm_100a.cubin"), &[]),
+    // A cloned callee with a 0x40 frame, 0 in the Mercury code; its
+    // capsule is made since session 16 (LEA and LOP3 forms).
+    ("callee.sm_100a", include_bytes!("data/capmerc/callee.sm_100a.cubin"), &[".nv.capmerc.text.k"]),
+    // Session 16 probes. Local stores and loads (STL/LDL), the AND with a
+    // predicate output; sm_120's IADD with an immediate.
+    (
+        "local.sm_100a",
+        include_bytes!("data/capmerc/local.sm_100a.cubin"),
+        &[".nv.merc.nv.info", ".nv.capmerc.text.local_k"],
+    ),
+    (
+        "local.sm_120a",
+        include_bytes!("data/capmerc/local.sm_120a.cubin"),
+        &[".nv.merc.nv.info", ".nv.capmerc.text.local_k"],
+    ),
+    // XOR with immediates, uniform and not.
+    ("xor.sm_100a", include_bytes!("data/capmerc/xor.sm_100a.cubin"), &[".nv.merc.nv.info", ".nv.capmerc.text.xor_k"]),
+    ("xor.sm_120a", include_bytes!("data/capmerc/xor.sm_120a.cubin"), &[".nv.merc.nv.info", ".nv.capmerc.text.xor_k"]),
+    // BAR.SYNC and BAR.ARV with immediate and register operands, guarded.
+    (
+        "bar2.sm_100a",
+        include_bytes!("data/capmerc/bar2.sm_100a.cubin"),
+        &[".nv.merc.nv.info", ".nv.capmerc.text.bar2_k"],
+    ),
+    // BAR.RED's record is not derived: the capsule stays unknown; the B2R
+    // the finalizer puts after it is not counted.
+    ("bar.sm_100a", include_bytes!("data/capmerc/bar.sm_100a.cubin"), &[".nv.merc.nv.info"]),
+    ("barred.sm_100a", include_bytes!("data/capmerc/barred.sm_100a.cubin"), &[".nv.merc.nv.info"]),
 ];
 
 #[test]

@@ -35,6 +35,21 @@ const NOP: u16 = 0x918;
 const MEMBAR: u16 = 0x992;
 const MEMBAR_COMPANIONS: &[u16] = &[0x9ab, 0x5ab, 0x98f, 0x3c6];
 
+/// `BAR` (immediate, register barrier, register count) and the
+/// `B2R.RESULT` the finalizer puts after a `BAR.RED` (probes `bar.ptx`,
+/// `barred.ptx`: 4 of 4 not counted, the records skip them).
+const BAR: &[u16] = &[0xb1d, 0x51d, 0x91d];
+const B2R: u16 = 0x31c;
+
+/// `@!PT LDS RZ, [RZ]`: the finalizer puts three before each `LDGSTS`
+/// (`cp.async`); never executed, not in the capsule (conv1d_cp_async: 119
+/// instructions in `.text`, 113 in the capsule, the six of these left out).
+const NEVER_LDS: u128 = 0x0000_0000_0000_0800_0000_0000_ffff_f984;
+/// The bits of [`NEVER_LDS`] that identify it: opcode, guard, destination,
+/// address and the rest of the low 64 bits; the schedule bits above 105
+/// vary.
+const NEVER_LDS_MASK: u128 = (1 << 105) - 1;
+
 /// One parsed capsule.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Capsule {
@@ -75,16 +90,22 @@ impl Header {
 /// The instructions a capsule describes: (offset in `.text`, the 128-bit
 /// word), in order, leaving out those the finalizer adds.
 pub fn instructions(text: &[u8]) -> impl Iterator<Item = (usize, u128)> + '_ {
-    let mut after_membar = false;
+    let (mut after_membar, mut after_bar) = (false, false);
     text.chunks_exact(16).enumerate().filter_map(move |(i, word)| {
         let op = opcode(word);
-        if op == NOP || (after_membar && MEMBAR_COMPANIONS.contains(&op)) {
+        let mut w = [0u8; 16];
+        w.copy_from_slice(word);
+        let w = u128::from_le_bytes(w);
+        if op == NOP
+            || (after_membar && MEMBAR_COMPANIONS.contains(&op))
+            || (after_bar && op == B2R)
+            || w & NEVER_LDS_MASK == NEVER_LDS
+        {
             return None;
         }
         after_membar = op == MEMBAR;
-        let mut w = [0u8; 16];
-        w.copy_from_slice(word);
-        Some((16 * i, u128::from_le_bytes(w)))
+        after_bar = BAR.contains(&op);
+        Some((16 * i, w))
     })
 }
 
