@@ -2,10 +2,9 @@
 //! phases that choose operand shapes before registers are allocated
 //! ([`ori_ir::Forms`]).
 
-use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
 
-use ori_ir::{Forms, Inst, Reg};
+use ori_ir::{Forms, FxHashMap, Inst, Reg};
 
 use crate::encode::encode_as_nvidia;
 use crate::{CodeLabels, Sm};
@@ -26,28 +25,43 @@ impl Forms for EncoderForms {
                 *reg = Reg::phys(reg.file, 0).wide(reg.width);
             }
         }
-        // A refusal is the slow answer: every family is searched first.
-        // The whole normalised instruction is the key (by value: `Inst`'s
-        // equality is every field's, as its debug text was, without
-        // formatting it), so a cached answer is the answer, whichever
-        // thread asked first.
-        let refused = refusals(self.0);
-        if refused.lock().is_ok_and(|set| set.contains(&inst)) {
-            return false;
+        // The word depends on none of these: an answer is shared by every
+        // instruction that differs only in its source line or schedule.
+        inst.loc = None;
+        inst.ctrl = None;
+        inst.encoding = None;
+        // Both answers are slow (a refusal searches every family first, an
+        // acceptance formats and places the operands) and the phases ask
+        // the same few normalised instructions thousands of times. The
+        // whole normalised instruction is the key (by value: `Inst`'s
+        // equality is every field's), so a cached answer is the answer,
+        // whichever thread asked first.
+        let answers = answers(self.0);
+        if let Some(&ok) = answers.lock().ok().as_ref().and_then(|map| map.get(&inst)) {
+            return ok;
         }
         let ok = encode_as_nvidia(self.0, &inst, 0, &CodeLabels::new()).is_ok();
-        if !ok && let Ok(mut set) = refused.lock() {
-            set.insert(inst);
+        if let Ok(mut map) = answers.lock() {
+            // Bounded, for a process that compiles many modules (the
+            // library): forgetting only costs asking again.
+            if map.len() >= MAX_ANSWERS {
+                map.clear();
+            }
+            map.insert(inst, ok);
         }
         ok
     }
 }
 
-/// The normalised instructions `sm` has no form for, asked so far in this
-/// process.
-fn refusals(sm: Sm) -> &'static Mutex<HashSet<Inst>> {
-    static REFUSALS: [OnceLock<Mutex<HashSet<Inst>>>; Sm::ALL.len()] = [const { OnceLock::new() }; Sm::ALL.len()];
-    REFUSALS[sm.index()].get_or_init(Default::default)
+/// How many answers [`answers`] keeps per SM family.
+const MAX_ANSWERS: usize = 1 << 16;
+
+/// Whether `sm` has a form for each normalised instruction asked so far in
+/// this process.
+fn answers(sm: Sm) -> &'static Mutex<FxHashMap<Inst, bool>> {
+    static ANSWERS: [OnceLock<Mutex<FxHashMap<Inst, bool>>>; Sm::ALL.len()] =
+        [const { OnceLock::new() }; Sm::ALL.len()];
+    ANSWERS[sm.index()].get_or_init(Default::default)
 }
 
 #[cfg(test)]

@@ -1,8 +1,13 @@
 //! The encoding phase, and a function's code as ptxas lays it out.
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
-use ori_ir::{BlockId, Ctrl, Function, Inst, Opcode, Operand, Phase, PhaseContext, PhaseError, Property, PropertySet};
+use la_arena::Arena;
+use ori_ir::{
+    BlockId, Ctrl, Function, Inst, InstId, Opcode, Operand, OperandKind, Phase, PhaseContext, PhaseError, Property,
+    PropertySet,
+};
 
 use crate::{Labels, Sm, decode, encode};
 
@@ -45,9 +50,15 @@ impl Phase for MercEncodeAndDecode {
         })?;
         let mut addresses = BlockAddresses::of(func);
         let order: Vec<_> = func.insts_in_order().map(|(_, id, _)| id).collect();
+        let mut done = SameWords::default();
         for (index, id) in order.into_iter().enumerate() {
             let addr = 16 * index as u64;
             let inst = &func.insts[id];
+            let key = SameWords::key(inst);
+            if let Some(bits) = key.and_then(|k| done.find(k, inst, &func.insts)) {
+                func.insts[id].encoding = Some(bits);
+                continue;
+            }
             let bits = encode(sm, inst, addr, &addresses).map_err(|e| PhaseError::in_function(func, e.to_string()))?;
             let again = decode(sm, bits, addr, &mut addresses)
                 .and_then(|decoded| encode(sm, &decoded, addr, &addresses))
@@ -59,8 +70,57 @@ impl Phase for MercEncodeAndDecode {
                 ));
             }
             func.insts[id].encoding = Some(bits);
+            if let Some(k) = key {
+                done.insert(k, id, bits);
+            }
         }
         Ok(())
+    }
+}
+
+/// The instructions of a function already encoded and checked, by a hash
+/// of everything their word depends on. Unrolled code repeats a few
+/// instructions many times (21,552 instructions, 1,307 distinct words in
+/// large_unroll), and encoding plus the decode round trip is a pure
+/// function of the instruction where it names no block: only a label's
+/// word depends on the address (a relative offset) and on the layout. An
+/// instruction equal to an earlier one in opcode, modifiers, guard,
+/// operands and control word gets that one's word without encoding it
+/// again, and so without checking again what was checked already.
+#[derive(Default)]
+struct SameWords {
+    by_hash: ori_ir::FxHashMap<u64, Vec<(InstId, [u64; 2])>>,
+}
+
+impl SameWords {
+    /// The hash of what `inst`'s word depends on; `None` for an
+    /// instruction naming a block, whose word depends on its address.
+    fn key(inst: &Inst) -> Option<u64> {
+        let names_block = |o: &Operand| matches!(o.kind, OperandKind::Label(_));
+        if inst.uses.iter().chain(&inst.defs).any(names_block) {
+            return None;
+        }
+        let mut h = ori_ir::FxHasher::default();
+        (inst.op, &inst.mods, inst.guard, &inst.defs, &inst.uses, inst.ctrl).hash(&mut h);
+        Some(h.finish())
+    }
+
+    fn same_word(a: &Inst, b: &Inst) -> bool {
+        a.op == b.op
+            && a.mods == b.mods
+            && a.guard == b.guard
+            && a.defs == b.defs
+            && a.uses == b.uses
+            && a.ctrl == b.ctrl
+    }
+
+    fn find(&self, key: u64, inst: &Inst, insts: &Arena<Inst>) -> Option<[u64; 2]> {
+        let earlier = self.by_hash.get(&key)?;
+        earlier.iter().find(|(id, _)| Self::same_word(&insts[*id], inst)).map(|&(_, bits)| bits)
+    }
+
+    fn insert(&mut self, key: u64, id: InstId, bits: [u64; 2]) {
+        self.by_hash.entry(key).or_default().push((id, bits));
     }
 }
 

@@ -276,6 +276,53 @@ impl Function {
     /// that of its whole uses, or (named only in parts) enough to hold
     /// every part. The verifier checks that whole uses agree and parts fit.
     pub fn vreg_widths(&self) -> FxHashMap<(RegFile, u32), u8> {
+        self.vreg_widths_dense().unwrap_or_else(|| self.vreg_widths_hashed())
+    }
+
+    /// [`vreg_widths`](Self::vreg_widths) gathered in a table per file
+    /// indexed by register number (six phases ask, and a hash lookup per
+    /// operand was most of their cost); `None` when some number is too
+    /// large for a table (hand-written IR), where
+    /// [`vreg_widths_hashed`](Self::vreg_widths_hashed) answers.
+    fn vreg_widths_dense(&self) -> Option<FxHashMap<(RegFile, u32), u8>> {
+        /// Largest register number a table is made for.
+        const MAX_DENSE: u32 = 1 << 20;
+        // Per file and number: (0: not named, else 1 + words to its end;
+        // 0: no whole use, else 1 + the last whole use's width).
+        let mut tables: [Vec<(u16, u16)>; RegFile::ALL.len()] = Default::default();
+        for (_, _, inst) in self.insts_in_order() {
+            for reg in inst.read_regs().chain(inst.written_regs()).filter(|r| r.is_virtual) {
+                if reg.num >= MAX_DENSE {
+                    return None;
+                }
+                let table = &mut tables[reg.file.index()];
+                let n = reg.num as usize;
+                if table.len() <= n {
+                    table.resize(n + 1, (0, 0));
+                }
+                let (end, whole) = &mut table[n];
+                *end = (*end).max(u16::from(reg.words().end) + 1);
+                if reg.word.is_none() {
+                    *whole = u16::from(reg.width) + 1;
+                }
+            }
+        }
+        let named = tables.iter().flatten().filter(|&&(end, _)| end > 0).count();
+        let mut widths = FxHashMap::default();
+        widths.reserve(named);
+        for (file, table) in RegFile::ALL.into_iter().zip(&tables) {
+            for (num, &(end, whole)) in table.iter().enumerate() {
+                if end > 0 {
+                    let width = if whole > 0 { whole - 1 } else { end - 1 };
+                    widths.insert((file, num as u32), width as u8);
+                }
+            }
+        }
+        Some(widths)
+    }
+
+    /// [`vreg_widths`](Self::vreg_widths) by hashing every operand.
+    fn vreg_widths_hashed(&self) -> FxHashMap<(RegFile, u32), u8> {
         let mut widths: FxHashMap<(RegFile, u32), u8> = FxHashMap::default();
         let mut whole: FxHashMap<(RegFile, u32), u8> = FxHashMap::default();
         for (_, _, inst) in self.insts_in_order() {
@@ -310,5 +357,31 @@ impl Function {
     /// Position of `block` in the layout.
     pub fn layout_index(&self, block: BlockId) -> Option<usize> {
         self.layout.iter().position(|&b| b == block)
+    }
+}
+
+#[cfg(test)]
+mod widths_tests {
+    use crate::reg::RegFile;
+    use crate::text::parse_function;
+
+    /// The table and the hashed walk agree: whole uses give the width
+    /// (the last one), registers named only in parts the end of the
+    /// furthest part.
+    #[test]
+    fn dense_and_hashed_widths_agree() {
+        let func = parse_function(
+            ".entry k {\nbb0:\n    %r0.128 = LDG.E.128 desc[%ur0.64][%r9.64]\n    %r2:3 = MOV %r0:1\n    \
+             %r5:1 = MOV 0x0\n    %p1 = ISETP.GE.AND %r2:3, %r5:1, PT\n    EXIT\n}\n",
+        )
+        .expect("parses");
+        let dense = func.vreg_widths_dense().expect("small numbers");
+        assert_eq!(dense, func.vreg_widths_hashed());
+        assert_eq!(dense.get(&(RegFile::R, 0)), Some(&4));
+        assert_eq!(dense.get(&(RegFile::R, 2)), Some(&4));
+        assert_eq!(dense.get(&(RegFile::R, 5)), Some(&2));
+        assert_eq!(dense.get(&(RegFile::R, 9)), Some(&2));
+        assert_eq!(dense.get(&(RegFile::UR, 0)), Some(&2));
+        assert_eq!(dense.get(&(RegFile::P, 1)), Some(&1));
     }
 }

@@ -276,20 +276,27 @@ impl Operand {
     /// Registers this operand reads when used as a source: the register
     /// itself, or the registers inside an address or bank reference.
     pub fn regs(&self) -> impl Iterator<Item = Reg> + '_ {
-        let (a, b, c) = match &self.kind {
-            OperandKind::Reg(r) => (Some(*r), None, None),
+        self.reg_slots().into_iter().flatten()
+    }
+
+    /// The registers [`regs`](Self::regs) lists, in its order, as three
+    /// slots (`None` where there is none): for walks that visit every
+    /// operand of every instruction and cannot afford an iterator adapter
+    /// per operand.
+    pub fn reg_slots(&self) -> [Option<Reg>; 3] {
+        match &self.kind {
+            OperandKind::Reg(r) => [Some(*r), None, None],
             OperandKind::CBank(cb) => {
                 let bank = match cb.bank {
                     Bank::Indexed(r) => Some(r),
                     Bank::Fixed(_) => None,
                 };
-                (bank, cb.reg, None)
+                [bank, cb.reg, None]
             }
-            OperandKind::Mem(addr) => (addr.desc, addr.base, addr.ubase),
-            OperandKind::MatrixDesc(r) => (Some(*r), None, None),
-            _ => (None, None, None),
-        };
-        [a, b, c].into_iter().flatten()
+            OperandKind::Mem(addr) => [addr.desc, addr.base, addr.ubase],
+            OperandKind::MatrixDesc(r) => [Some(*r), None, None],
+            _ => [None, None, None],
+        }
     }
 
     /// The registers [`regs`](Self::regs) lists, to rewrite them in place.

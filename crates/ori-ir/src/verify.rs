@@ -1,7 +1,6 @@
 //! The verifier: checks the structural invariants every function must keep,
 //! and the invariants behind each property the module claims.
 
-use std::collections::HashMap;
 use std::fmt;
 
 use crate::function::{BlockId, Function};
@@ -58,14 +57,14 @@ struct Checker<'f> {
     props: PropertySet,
     errors: Vec<VerifyError>,
     /// Width each virtual register was first seen with as a whole.
-    vreg_widths: HashMap<(RegFile, u32), u8>,
+    vreg_widths: crate::FxHashMap<(RegFile, u32), u8>,
     /// Widths the virtual registers' whole uses have, for parts to fit in.
     whole_widths: crate::FxHashMap<(RegFile, u32), u8>,
 }
 
 fn check_function(func: &Function, props: PropertySet) -> Vec<VerifyError> {
     let whole_widths = func.vreg_widths();
-    let mut c = Checker { func, props, errors: Vec::new(), vreg_widths: HashMap::new(), whole_widths };
+    let mut c = Checker { func, props, errors: Vec::new(), vreg_widths: crate::FxHashMap::default(), whole_widths };
     c.check_layout();
     for (pos, &block) in func.layout.iter().enumerate() {
         c.check_block(pos, block);
@@ -132,13 +131,13 @@ impl Checker<'_> {
             self.error(None, None, "function has no blocks");
             return;
         }
-        let mut seen = HashMap::new();
+        let mut seen = crate::FxHashMap::default();
         for (pos, &b) in func.layout.iter().enumerate() {
             if let Some(first) = seen.insert(b, pos) {
                 self.error(Some(pos), None, format!("block placed twice in the layout (also at bb{first})"));
             }
         }
-        let mut owner = HashMap::new();
+        let mut owner = crate::FxHashMap::default();
         for (pos, &b) in func.layout.iter().enumerate() {
             for &i in &func.blocks[b].insts {
                 if owner.insert(i, pos).is_some() {

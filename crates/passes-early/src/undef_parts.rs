@@ -16,10 +16,10 @@
 //! other word of its register is live after it and the instruction reads
 //! none of the register: the value before it is then dead as a whole.
 
-use std::collections::HashMap;
-
 use cfg::{Cfg, HybridBitSet, branch_targets};
-use ori_ir::{BlockId, Function, Inst, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile};
+use ori_ir::{
+    BlockId, Function, FxHashMap, Inst, Phase, PhaseContext, PhaseError, Property, PropertySet, Reg, RegFile,
+};
 
 /// Marks part writes that end their tuple's old value `undef`.
 pub struct OriMarkUndefParts;
@@ -63,13 +63,13 @@ impl Phase for OriMarkUndefParts {
 /// The numbering of the words of virtual registers wider than one word.
 struct Words {
     /// First bit and word count of each such register.
-    regs: HashMap<(RegFile, u32), (usize, u8)>,
+    regs: FxHashMap<(RegFile, u32), (usize, u8)>,
     len: usize,
 }
 
 impl Words {
     fn of(func: &Function) -> Words {
-        let mut widths: HashMap<(RegFile, u32), u8> = HashMap::new();
+        let mut widths: FxHashMap<(RegFile, u32), u8> = FxHashMap::default();
         for (_, _, inst) in func.insts_in_order() {
             for r in inst.read_regs().chain(inst.written_regs()).filter(|r| r.is_virtual) {
                 let w = widths.entry((r.file, r.num)).or_default();
@@ -78,7 +78,7 @@ impl Words {
         }
         let mut wide: Vec<_> = widths.into_iter().filter(|&(_, w)| w > 1).collect();
         wide.sort_unstable();
-        let mut regs = HashMap::new();
+        let mut regs = FxHashMap::default();
         let mut len = 0;
         for (key, width) in wide {
             regs.insert(key, (len, width));
@@ -160,7 +160,8 @@ fn solve(func: &Function, cfg: &Cfg, words: &Words) -> Vec<HybridBitSet> {
 /// Marks `inst`'s part writes `undef` where its register's other words are
 /// dead after it (`live`) and `inst` reads none of the register.
 fn mark(inst: &mut Inst, words: &Words, live: &HybridBitSet) {
-    if inst.guard.is_some() {
+    let part = |d: &ori_ir::Operand| d.as_reg().is_some_and(|r| r.is_virtual && r.word.is_some());
+    if inst.guard.is_some() || !inst.defs.iter().any(part) {
         return;
     }
     let reads: Vec<Reg> = inst.read_regs().collect();

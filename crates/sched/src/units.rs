@@ -74,6 +74,19 @@ impl fmt::Display for Unit {
     }
 }
 
+/// Appends [`Unit::of_reg`]'s units of `reg` to `out` (a loop, not the
+/// iterator: the scheduler and the scoreboards ask this of every operand).
+fn push_units(out: &mut Vec<Unit>, reg: Reg) {
+    if reg.is_virtual {
+        return;
+    }
+    for k in 0..u32::from(reg.width) {
+        if let Some(u) = Unit::new(reg.file, reg.num + k) {
+            out.push(u);
+        }
+    }
+}
+
 /// Units an operand stands for when it is the predicate file (`PR`/`UPR`).
 fn pred_file(uniform: bool) -> impl Iterator<Item = Unit> {
     let file = if uniform { RegFile::UP } else { RegFile::P };
@@ -83,7 +96,8 @@ fn pred_file(uniform: bool) -> impl Iterator<Item = Unit> {
 /// Units an instruction reads: guard, sources, address and bank registers,
 /// and the predicate file for `P2R`.
 pub fn reads(inst: &Inst) -> Vec<Unit> {
-    let mut out: Vec<Unit> = inst.read_regs().flat_map(Unit::of_reg).collect();
+    let mut out = Vec::with_capacity(8);
+    inst.read_regs().for_each(|r| push_units(&mut out, r));
     if awaits_fence(inst) {
         out.push(Unit::FENCE);
     }
@@ -99,7 +113,8 @@ pub fn reads(inst: &Inst) -> Vec<Unit> {
 
 /// Units an instruction writes, the predicate file for `R2P` included.
 pub fn writes(inst: &Inst) -> Vec<Unit> {
-    let mut out: Vec<Unit> = inst.written_regs().flat_map(Unit::of_reg).collect();
+    let mut out = Vec::with_capacity(4);
+    inst.written_regs().for_each(|r| push_units(&mut out, r));
     if inst.op == Opcode::FENCE {
         out.push(Unit::FENCE);
     }
