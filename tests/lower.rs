@@ -279,6 +279,7 @@ fn hand_written_kernels_encode() {
         ("int_bits", |sm| test_ptx("int_bits", sm)),
         ("sweep14", |sm| test_ptx("sweep14", sm)),
         ("sweep15", |sm| test_ptx("sweep15", sm)),
+        ("isa16", |sm| test_ptx("isa16", sm)),
         ("int_sat", |sm| test_ptx("int_sat", sm)),
         ("cvt_int", |sm| test_ptx("cvt_int", sm)),
         ("cvt_pack", |sm| test_ptx("cvt_pack", sm)),

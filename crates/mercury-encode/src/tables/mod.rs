@@ -5,6 +5,7 @@
 //! `derive.rs` derives from them.
 
 pub(crate) mod fields;
+pub(crate) mod isa16_probed;
 pub(crate) mod sm100;
 pub(crate) mod sm100_probed;
 pub(crate) mod sm107;
