@@ -280,6 +280,7 @@ fn hand_written_kernels_encode() {
         ("sweep14", |sm| test_ptx("sweep14", sm)),
         ("sweep15", |sm| test_ptx("sweep15", sm)),
         ("sweep16", |sm| if sm == 90 { test_ptx("sweep16", sm) } else { test_ptx("sweep15", sm) }),
+        ("isa16", |sm| test_ptx("isa16", sm)),
         ("int_sat", |sm| test_ptx("int_sat", sm)),
         ("cvt_int", |sm| test_ptx("cvt_int", sm)),
         ("cvt_pack", |sm| test_ptx("cvt_pack", sm)),

@@ -3403,6 +3403,18 @@ fn sweep16_forms_match_nvidia() {
     }
 }
 
+/// `tests/ptx/isa16.ptx`: `cvt.sat` from `s32`/`s64` to 8 and 16 bits
+/// (NVIDIA's `I2I.*.S32.SAT`, which ours writes too), guarded and into
+/// 16-bit registers, and the saturating video additions NVIDIA clamps
+/// with `I2I`, on integer edge values.
+#[test]
+fn isa16_forms_match_nvidia() {
+    let n = 128;
+    let input = int_edge_records(n);
+    let args = || vec![Arg::Buffer(u32s(&input)), Arg::Buffer(vec![0; 64 * n])];
+    matches_nvidia("isa16", n as u32, args, 1, 64, |t| format!("{:#x?}", &input[4 * t..4 * t + 4]));
+}
+
 /// `tests/ptx/int_sat.ptx` against the PTX ISA's definitions (NVIDIA's
 /// cubin uses a `PLOP3` form our decoder does not read yet).
 #[test]

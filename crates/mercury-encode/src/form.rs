@@ -302,6 +302,10 @@ impl Tables {
             all.extend_from_slice(crate::tables::igmma16_probed::forms(sm));
             all.extend_from_slice(crate::tables::sweep16_probed::forms(sm));
         }
+        // Probed on sm_110's and sm_107's nvdisasm too.
+        if kind == Kind::Full {
+            all.extend_from_slice(crate::tables::isa16_probed::forms(sm));
+        }
         // Built once per SM family and kept for the life of the process.
         let forms: &'static [Form] = Box::leak(all.into_boxed_slice());
         let mut by_opcode_bits: HashMap<u16, Vec<usize>> = HashMap::new();

@@ -383,6 +383,7 @@ impl Cta<'_> {
             Kind::Sgxt { signed, wrap } => {
                 (u64::from(int::sgxt(u(0)?, if wrap { u(1)? & 31 } else { u(1)? }, signed)), no)
             }
+            Kind::I2iSat { signed, bits } => (u64::from(int::i2i_sat(u(0)?, signed, bits)), no),
             Kind::Bmsk { wrap } => (u64::from(int::bmsk(u(0)?, u(1)?, wrap)), no),
             Kind::Vabsdiff { signed } => {
                 let (a, b) = (u(0)?, u(1)?);

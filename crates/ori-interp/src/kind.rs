@@ -234,6 +234,12 @@ pub enum Kind {
         signed: bool,
         wrap: bool,
     },
+    /// `I2I.<to>.S32.SAT d, a`: the signed word `a` clamped to the range
+    /// of `to` (`U8`, `S8`, `U16`, `S16`; `sem::int::i2i_sat`).
+    I2iSat {
+        signed: bool,
+        bits: u8,
+    },
     /// `BMSK[.W] d, pos, width` (`sem::int::bmsk`).
     Bmsk {
         wrap: bool,
@@ -958,6 +964,12 @@ pub fn decode_kind(inst: &Inst) -> Kind {
             }
         }
         "SGXT" => Kind::Sgxt { signed: !m("U32"), wrap: m("W") },
+        // The only I2I NVIDIA's ptxas writes (cvt.sat to 8/16 bits): a
+        // signed 32-bit source, saturating.
+        "I2I" if m("S32") && m("SAT") && inst.mods.len() == 3 => match int_type(inst) {
+            (signed, bits @ (8 | 16)) => Kind::I2iSat { signed, bits },
+            _ => Kind::Unsupported,
+        },
         "BMSK" => Kind::Bmsk { wrap: m("W") },
         "BPT" if m("TRAP") => Kind::Trap,
         "VABSDIFF" => Kind::Vabsdiff { signed: !m("U32") },

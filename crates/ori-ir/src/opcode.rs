@@ -299,6 +299,11 @@ opcodes! {
     // The state space of a generic address (`isspacep`: `QSPC.E.S P0, RZ,
     // [R2]`): a predicate and a register (NVIDIA's code writes RZ).
     QSPC: Variable, 2..=2, 1..=1, NONE;
+    // Integer narrowing with saturation (`cvt.sat.s8.s32`: `I2I.S8.S32.SAT
+    // R4, R0`): to `U8`/`S8`/`U16`/`S16` from a signed 32-bit source. NVIDIA's
+    // code gives it no scoreboard (stall 4 before a reader, ptxas 13.5 on
+    // sm_75..sm_90).
+    I2I: Fixed, 1..=1, 1..=1, NONE;
 }
 
 impl Opcode {

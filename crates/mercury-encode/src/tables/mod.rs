@@ -6,6 +6,7 @@
 
 pub(crate) mod fields;
 pub(crate) mod igmma16_probed;
+pub(crate) mod isa16_probed;
 pub(crate) mod sm100;
 pub(crate) mod sm100_probed;
 pub(crate) mod sm107;

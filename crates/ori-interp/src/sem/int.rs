@@ -170,6 +170,20 @@ pub fn sgxt(a: u32, bits: u32, signed: bool) -> u32 {
     }
 }
 
+/// `I2I.<to>.S32.SAT d, a` (`to` `U8`, `S8`, `U16` or `S16`): the signed
+/// word `a` clamped to the range of `to` (NVIDIA's `cvt.sat.TO.s32`).
+/// Above the low `bits` bits the result is the clamped value's extension
+/// (zero for unsigned `to`, the sign for signed): NVIDIA's code reads an
+/// unsigned result whole (`cvt.sat.u8.s32` stores `I2I.U8.S32.SAT` as a
+/// 32-bit word), but never the upper bits of a signed one without
+/// `PRMT 0x8880`/`0x9910` or `LOP3 & 0xffff` first (ptxas 13.5, sm_75 ..
+/// sm_90), so those bits are not measured.
+pub fn i2i_sat(a: u32, signed: bool, bits: u8) -> u32 {
+    let bits = u32::from(bits.clamp(1, 31));
+    let (lo, hi) = if signed { (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1) } else { (0, (1i64 << bits) - 1) };
+    i64::from(a as i32).clamp(lo, hi) as i32 as u32
+}
+
 /// `BMSK[.W] d, pos, width`: PTX's `bmsk.{clamp,wrap}.b32` (one `BMSK` in
 /// NVIDIA's code): `width` ones from bit `pos`; `.W` takes both modulo 32,
 /// the clamping form gives no bits from a position of 32 or more and all
@@ -213,6 +227,18 @@ mod tests {
         assert_eq!(super::idp(0xff, 0x02, 0, false, false, false, true), 510);
         assert_eq!(super::idp(0x0003_fffe, 0x0706_0504, 1, true, false, true, true), 8);
         assert_eq!(super::idp(0x0003_fffe, 0x0706_0504, 0, true, true, true, true), 9);
+    }
+
+    #[test]
+    fn i2i_clamps_a_signed_word() {
+        assert_eq!(super::i2i_sat(0x8000_0000, true, 8), 0xffff_ff80);
+        assert_eq!(super::i2i_sat(0x7fff_ffff, true, 8), 0x7f);
+        assert_eq!(super::i2i_sat(0xffff_ff85, true, 8), 0xffff_ff85);
+        assert_eq!(super::i2i_sat(0xffff_ffff, false, 8), 0);
+        assert_eq!(super::i2i_sat(0x100, false, 8), 0xff);
+        assert_eq!(super::i2i_sat(0x1_0000, false, 16), 0xffff);
+        assert_eq!(super::i2i_sat(0xffff_0000, true, 16), 0xffff_8000);
+        assert_eq!(super::i2i_sat(0x1234, true, 16), 0x1234);
     }
 
     #[test]

@@ -2,9 +2,13 @@
 //! to the destination's range, with `ISETP`s on its words and `SEL`s, as
 //! NVIDIA's code does (`cvt.sat.u32.s32`: `ISETP.LT a, RZ` + `SEL a, RZ`;
 //! `cvt.sat.s32.s64`: the low word where the high word is its sign
-//! extension, else the bound by the sign). Narrow types (NVIDIA's
-//! `I2I.*.SAT`) clamp the source widened to 32 bits with integer
-//! minimum/maximum instead (from 64-bit sources after a clamp to 32 bits).
+//! extension, else the bound by the sign). From `s32` to 8 and 16 bits
+//! (and from `s64` to `s8`/`s16`, after the clamp to `s32`) it is NVIDIA's
+//! `I2I.<to>.S32.SAT`, a signed result sign-extended by `PRMT` as NVIDIA's
+//! code does (the upper bits of a signed `I2I` are not read, [`i2i`]);
+//! other narrow types clamp the source widened to 32 bits with integer
+//! minimum/maximum (from 64-bit sources after a
+//! clamp to 32 bits).
 
 use ori_ir::{Opcode, Operand, Reg};
 use ptx_syntax::ast::{Instruction, ScalarType};
@@ -23,6 +27,9 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, fr
     if matches!(to, U32 | S32 | U64 | S64) && matches!(from, U32 | S32 | U64 | S64) {
         return words(cx, inst, d, a, to, from);
     }
+    if from == S32 && matches!(to, U8 | S8 | U16 | S16) {
+        return i2i(cx, inst, d, a, to);
+    }
     if !matches!(from, U64 | S64) {
         return clamp(cx, inst, d, a, to, from);
     }
@@ -35,7 +42,43 @@ pub(super) fn lower(cx: &mut Lowerer<'_>, inst: &Instruction, to: ScalarType, fr
     let first = words(cx, inst, t, a, word, from);
     cx.guard = guard;
     first?;
+    if word == S32 && matches!(to, S8 | S16) {
+        return i2i(cx, inst, d, t, to);
+    }
     clamp(cx, inst, d, t, to, word)
+}
+
+/// `cvt.sat.TO.s32 d, a` to `u8`, `s8`, `u16` or `s16`: NVIDIA's
+/// `I2I.<TO>.S32.SAT`, which clamps `a` (ptxas 13.5, sm_75 .. sm_120). An
+/// unsigned result is read whole (zero above the range), a signed one
+/// through `PRMT d, t, 0x8880|0x9910, RZ` first, as in NVIDIA's code, which
+/// never reads the upper bits of a signed `I2I` otherwise.
+fn i2i(cx: &mut Lowerer<'_>, inst: &Instruction, d: Reg, a: Reg, to: ScalarType) -> Lowered {
+    use ScalarType::*;
+    let (ty, extend) = match to {
+        U8 => ("U8", None),
+        U16 => ("U16", None),
+        S8 => ("S8", Some(0x8880)),
+        S16 => ("S16", Some(0x9910)),
+        _ => return Err(unsupported(inst)),
+    };
+    if d.width != 1 || a.width != 1 {
+        return Err(unsupported(inst));
+    }
+    let seq = Seq::start(cx, inst.span);
+    let result = (|| {
+        let guard = seq.guard;
+        let mods = [ty, "S32", "SAT"];
+        match extend {
+            None => seq.op_if(cx, guard, Opcode::I2I, &mods, vec![d.into()], vec![a.into()]),
+            Some(selector) => {
+                let t = seq.value(cx, Opcode::I2I, &mods, vec![a.into()])?;
+                seq.op_if(cx, guard, Opcode::PRMT, &[], vec![d.into()], vec![t.into(), Operand::int(selector), rz()])
+            }
+        }
+    })();
+    seq.finish(cx);
+    result
 }
 
 /// [`lower`] between `u32`, `s32`, `u64` and `s64`, `a` into `d`.
