@@ -100,7 +100,7 @@ pub(crate) fn lower<'m>(cx: &mut Lowerer<'m>, inst: &'m Instruction) -> Lowered 
         // NVIDIA's `FHADD`/`FHFMA`, which we cannot write yet. Refused
         // here: the arms below read the last type only and would add two
         // halves.
-        "add" | "sub" | "mul" | "mad" | "fma" if inst.types().len() > 1 => Err(unsupported(inst)),
+        "add" | "sub" | "mul" | "mad" | "fma" if inst.types().nth(1).is_some() => Err(unsupported(inst)),
         "add" | "sub" | "mad" if inst.has("cc") => carry::lower(cx, inst).map(|()| None),
         // FMA contraction (`contract.rs`): the product goes into its adds.
         "mul" if cx.contraction.skips(inst) => Ok(None),
