@@ -456,15 +456,7 @@ fn global_store(w: u128) -> Result<Vec<u8>, Unknown> {
         return Err(Unknown::CapsuleRecords);
     }
     let &(_, code, _, data_code) = SIZES.iter().find(|s| s.0 == size).ok_or(Unknown::CapsuleRecords)?;
-    let offset = ((field(w, 40, 24) << 8) as i32) >> 8;
-    let mut r = vec![0x02, 0x38, 0x0e, 0x32, guard(w, false)?, 0, code << 4, 0x11, 0, 0, 0, 0];
-    r.extend_from_slice(&operand(field(w, 24, 8), 2).to_le_bytes());
-    r.extend_from_slice(&[0x0a, 0, 0]);
-    r.extend_from_slice(&operand(field(w, 64, 8), 2).to_le_bytes());
-    r.extend_from_slice(&operand(field(w, 32, 8), data_code).to_le_bytes());
-    r.resize(28, 0);
-    r.extend_from_slice(&offset.to_le_bytes());
-    Ok(r)
+    reduction_with(w, [0x02, 0x38, 0x0e, 0x32], [code << 4, 0x11, 0], data_code)
 }
 
 /// `REDG` ([`REDG_FORMS`]): `STG`'s layout with `02 4d 24 32`, the
@@ -474,8 +466,8 @@ fn reduction(w: u128) -> Result<Vec<u8>, Unknown> {
     reduction_with(w, [0x02, 0x4d, 0x24, 0x32], [op, ty, 1], data_code)
 }
 
-/// The global reduction layout: `head`, guard, 0, `kind` (bytes 6-8), 0 0
-/// 0, `Ra:u16` (64-bit address), `0a 00 00`, `URd:u16`, `Rb:u16`, the
+/// The global store and reduction layout: `head`, guard, 0, `kind`
+/// (bytes 6-8), 0 0 0, `Ra:u16` (64-bit address), `0a 00 00`, `URd:u16`, `Rb:u16`, the
 /// offset at byte 28.
 fn reduction_with(w: u128, head: [u8; 4], kind: [u8; 3], data_code: u16) -> Result<Vec<u8>, Unknown> {
     let offset = ((field(w, 40, 24) << 8) as i32) >> 8;
